@@ -1,0 +1,314 @@
+"""The network: the intermediate representation that a scenario compiles into.
+
+Both engines take a :class:`Network` unchanged: the analytic engine (``iolab.analytic``)
+and the simulator (``iolab.sim``, Rust). The physics (caps, latencies, routes) is decided
+by the compiler (``iolab.compile``); engines never read scenarios.
+
+Units: bytes, seconds, ops/s, bytes/s.
+
+A *resource* is one place an IO spends time, with one behaviour:
+
+- a :class:`Cap` (a throttle, modelled as a FIFO server whose service time for an IO of
+  ``b`` bytes is ``max(ops(b) / ops_per_s, b / bytes_per_s)``, with ``ops(b) =
+  ceil(b / io_unit)``), optionally with a credit :class:`Burst`;
+- a :class:`Delay` (latency per visit, any number of IOs at once). The mean latency of a
+  visit is carried by the :class:`Visit` in the class's route, because it differs per
+  class (reads and writes, IO sizes).
+
+A :class:`Class` is one stream of IOs of a job with one route: a sequence of steps
+(:class:`Visit`, :class:`Fork` for stripes and connection spreading, :class:`Hold` for
+a segment under a slot limit). ``background`` steps run after the IO completes without
+holding the job's slot (a host cache's lazy write flush).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+__all__ = [
+    "KINDS",
+    "Burst",
+    "Cap",
+    "Delay",
+    "Resource",
+    "SlotLimit",
+    "Cache",
+    "Visit",
+    "Fork",
+    "Hold",
+    "Step",
+    "Class",
+    "Job",
+    "Network",
+    "Flat",
+    "flatten",
+]
+
+Kind = Literal["vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client"]
+KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client")
+
+
+@dataclass(frozen=True)
+class Burst:
+    """Higher caps while a credit bucket lasts.
+
+    Credits accrue at the baseline rate and each IO spends its ops (and bytes); the bucket
+    holds at most ``credit_ops`` ops (``credit_bytes`` bytes). A full bucket sustains the
+    burst caps for ``credit_ops / (burst ops_per_s - baseline ops_per_s)`` seconds.
+    ``initial`` is the fraction of the bucket that is full at the start (Azure: 1.0).
+    """
+
+    ops_per_s: float | None = None
+    bytes_per_s: float | None = None
+    credit_ops: float | None = None
+    credit_bytes: float | None = None
+    initial: float = 1.0
+
+
+@dataclass(frozen=True)
+class Cap:
+    """A throttle: at most ``ops_per_s`` ops and ``bytes_per_s`` bytes per second.
+
+    ``service`` is the distribution of the per-IO service time in the simulator:
+    ``deterministic`` (a throttle's even spacing) or ``exponential`` (for checks against
+    queueing theory).
+    """
+
+    ops_per_s: float | None = None
+    bytes_per_s: float | None = None
+    io_unit: int | None = None
+    burst: Burst | None = None
+    service: Literal["deterministic", "exponential"] = "deterministic"
+
+    def ops(self, nbytes: float) -> float:
+        """How many ops an IO of ``nbytes`` counts as (Azure disks count 256 KiB units)."""
+        if self.io_unit:
+            return float(max(1, math.ceil(nbytes / self.io_unit)))
+        return 1.0
+
+    def demand(self, nbytes: float, *, burst: bool = False) -> float:
+        """Service time in seconds of one IO of ``nbytes`` at this cap (0 when uncapped)."""
+        ops_rate, byte_rate = self.ops_per_s, self.bytes_per_s
+        if burst and self.burst:
+            ops_rate = self.burst.ops_per_s or ops_rate
+            byte_rate = self.burst.bytes_per_s or byte_rate
+        d = 0.0
+        if ops_rate:
+            d = self.ops(nbytes) / ops_rate
+        if byte_rate:
+            d = max(d, nbytes / byte_rate)
+        return d
+
+
+@dataclass(frozen=True)
+class Delay:
+    """A latency station (infinite servers). The distribution of a visit's time: its mean is
+    the visit's ``latency``; ``cv`` is the coefficient of variation for ``lognormal``."""
+
+    distribution: Literal["deterministic", "exponential", "lognormal"] = "lognormal"
+    cv: float = 0.5
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One place an IO spends time: exactly one of ``cap`` and ``delay`` is set."""
+
+    id: str
+    label: str
+    kind: Kind
+    cap: Cap | None = None
+    delay: Delay | None = None
+
+    def __post_init__(self) -> None:
+        if (self.cap is None) == (self.delay is None):
+            raise ValueError(f"resource {self.id}: exactly one of cap and delay")
+        if self.kind not in KINDS:
+            raise ValueError(f"resource {self.id}: unknown kind {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class SlotLimit:
+    """A semaphore: at most ``slots`` IOs inside the segments that hold it."""
+
+    id: str
+    label: str
+    kind: Kind
+    slots: int
+
+
+@dataclass(frozen=True)
+class Cache:
+    """A host cache (by block address in the simulator): ``size`` bytes, warm or cold at start."""
+
+    id: str
+    label: str
+    size: int
+    warm: bool = True
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One visit to a resource carrying ``bytes``; ``latency`` (seconds) is the mean time
+    spent there when the resource is a delay (ignored at caps)."""
+
+    resource: str
+    bytes: int
+    latency: float = 0.0
+
+
+@dataclass(frozen=True)
+class Fork:
+    """Run ``choose`` of the ``branches`` in parallel; the IO goes on when the last one ends.
+
+    ``pick``: ``random`` (distinct branches uniformly at random: stripe members) or
+    ``round-robin`` (the next ``choose`` branches in turn: NFS connections, SMB channels).
+    """
+
+    branches: tuple[tuple["Step", ...], ...]
+    choose: int = 1
+    pick: Literal["random", "round-robin"] = "random"
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Run ``steps`` while holding one slot of ``slot_limit`` (waiting FIFO for one)."""
+
+    slot_limit: str
+    steps: tuple["Step", ...]
+
+
+Step = Union[Visit, Fork, Hold]
+
+
+@dataclass(frozen=True)
+class Class:
+    """One stream of IOs of a job: a direction, a cache outcome, an IO size and a route.
+
+    ``probability`` is the share of the job's IOs in this class. When ``cache`` is set the
+    simulator decides hit or miss by block address; the analytic engine uses the
+    probabilities (the warm hit ratio).
+    """
+
+    id: str
+    job: str
+    direction: Literal["read", "write"]
+    probability: float
+    bytes: int
+    route: tuple[Step, ...]
+    outcome: Literal["hit", "miss"] | None = None
+    cache: str | None = None
+    background: tuple[Step, ...] = ()
+
+
+@dataclass(frozen=True)
+class Job:
+    """A fio job on one client: ``population`` IOs always outstanding (numjobs × iodepth, or
+    numjobs for synchronous engines); ``rate`` (ops/s, whole job) when fio's rate_iops
+    limits it. ``name`` is unique in the network; ``group`` is the scenario's job name."""
+
+    name: str
+    group: str
+    client: int
+    population: int
+    working_set: int
+    rate: float | None = None
+    arrival: Literal["uniform", "poisson"] = "uniform"
+    sequential: bool = False
+    block: int = 4096
+
+
+@dataclass(frozen=True)
+class Network:
+    """A compiled scenario: everything both engines need, nothing more."""
+
+    resources: tuple[Resource, ...]
+    classes: tuple[Class, ...]
+    jobs: tuple[Job, ...]
+    slot_limits: tuple[SlotLimit, ...] = ()
+    caches: tuple[Cache, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def resource(self, rid: str) -> Resource:
+        for r in self.resources:
+            if r.id == rid:
+                return r
+        raise KeyError(rid)
+
+    def to_dict(self) -> dict:
+        """Plain data (JSON-ready) for the simulator; steps are tagged ``visit``/``fork``/``hold``."""
+        from dataclasses import asdict
+
+        def step(s: Step) -> dict:
+            if isinstance(s, Visit):
+                return {"visit": asdict(s)}
+            if isinstance(s, Fork):
+                return {"fork": {"choose": s.choose, "pick": s.pick,
+                                 "branches": [[step(x) for x in b] for b in s.branches]}}
+            return {"hold": {"slot_limit": s.slot_limit, "steps": [step(x) for x in s.steps]}}
+
+        job_index = {j.name: i for i, j in enumerate(self.jobs)}
+        return {
+            "resources": [asdict(r) for r in self.resources],
+            "slot_limits": [asdict(s) for s in self.slot_limits],
+            "caches": [asdict(c) for c in self.caches],
+            "jobs": [asdict(j) for j in self.jobs],
+            "classes": [
+                {**{k: v for k, v in asdict(c).items() if k not in ("route", "background")},
+                 "job": job_index[c.job],
+                 "route": [step(s) for s in c.route],
+                 "background": [step(s) for s in c.background]}
+                for c in self.classes
+            ],
+        }
+
+
+@dataclass
+class Flat:
+    """A class's route flattened for mean-value analysis.
+
+    ``demand[rid]``: expected service seconds per IO at cap ``rid`` (baseline caps);
+    ``burst_demand[rid]``: the same at burst caps; ``delay``: expected delay seconds per IO;
+    ``slots[sid]``: the share of the class's IOs inside slot limit ``sid``;
+    ``background[rid]``: service seconds per IO caused off the response path.
+    """
+
+    demand: dict[str, float] = field(default_factory=dict)
+    burst_demand: dict[str, float] = field(default_factory=dict)
+    delay: float = 0.0
+    slots: dict[str, float] = field(default_factory=dict)
+    background: dict[str, float] = field(default_factory=dict)
+
+
+def flatten(network: Network, cls: Class) -> Flat:
+    """Expected demands of one IO of ``cls``: forks weigh each branch by ``choose / len``
+    (mean-value analysis treats a fork's members as visited in turn)."""
+    caps = {r.id: r.cap for r in network.resources if r.cap is not None}
+    flat = Flat()
+
+    def walk(steps: tuple[Step, ...], w: float, bg: bool) -> None:
+        for s in steps:
+            if isinstance(s, Visit):
+                cap = caps.get(s.resource)
+                if cap is None:
+                    if not bg:
+                        flat.delay += w * s.latency
+                elif bg:
+                    flat.background[s.resource] = flat.background.get(s.resource, 0.0) + w * cap.demand(s.bytes)
+                else:
+                    flat.demand[s.resource] = flat.demand.get(s.resource, 0.0) + w * cap.demand(s.bytes)
+                    flat.burst_demand[s.resource] = (
+                        flat.burst_demand.get(s.resource, 0.0) + w * cap.demand(s.bytes, burst=True))
+            elif isinstance(s, Fork):
+                share = w * min(s.choose, len(s.branches)) / len(s.branches)
+                for b in s.branches:
+                    walk(b, share, bg)
+            else:
+                if not bg:
+                    flat.slots[s.slot_limit] = flat.slots.get(s.slot_limit, 0.0) + w
+                walk(s.steps, w, bg)
+
+    walk(cls.route, 1.0, False)
+    walk(cls.background, 1.0, True)
+    return flat

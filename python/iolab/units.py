@@ -1,0 +1,169 @@
+"""Units: parse sizes, rates and durations once at the boundary into base units, and print
+them back the way a person expects.
+
+Base units everywhere inside iolab: bytes, seconds, bytes/s, ops/s.
+
+- Sizes: ``4096``, ``4k`` ``4K`` ``4KiB`` (4096), ``4KB`` ``4kB`` (4000); likewise m/M/MiB/MB,
+  g/G/GiB/GB, t/T/TiB/TB, p/P/PiB/PB. A bare letter is binary, as in fio.
+- Byte rates: ``200MB/s`` ``200MBps`` (200e6 B/s), ``200MiB/s`` ``200MiBps``, ``4.5GiB/s``;
+  bit rates ``12500Mbit/s`` ``12500Mbps`` (12500e6/8 B/s); a bare number is bytes/s.
+- Ops rates: ``5000``, ``5000/s``, ``5000iops``, ``5k`` (5000).
+- Durations: ``30`` (seconds), ``500ms``, ``250us``, ``2m``, ``1h``.
+
+Every parser raises :class:`iolab.errors.UnitError` (a ValueError) on malformed input.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .errors import UnitError
+
+__all__ = [
+    "parse_size",
+    "parse_rate",
+    "parse_ops_rate",
+    "parse_duration",
+    "format_size",
+    "format_rate",
+    "format_ops",
+    "format_duration",
+    "KiB",
+    "MiB",
+    "GiB",
+    "TiB",
+]
+
+KiB, MiB, GiB, TiB, PiB = (1024**i for i in range(1, 6))
+_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+_NUM = r"(?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
+_SIZE_RE = re.compile(_NUM + r"\s*(?P<prefix>[kmgtpKMGTP]?)(?P<i>i?)(?P<b>[bB]?)$")
+_RATE_RE = re.compile(
+    _NUM
+    + r"\s*(?P<prefix>[kmgtpKMGTP]?)(?P<i>i?)(?P<unit>B|bit|b|)\s*(?P<per>/s|ps|/sec)?$"
+)
+_OPS_RE = re.compile(_NUM + r"\s*(?P<prefix>[kmKM]?)\s*(?P<per>/s|iops|IOPS|ops/s)?$")
+_DURATION_RE = re.compile(_NUM + r"\s*(?P<unit>ns|us|µs|ms|s|sec|m|min|h|d)?$")
+_DURATION = {None: 1.0, "ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0,
+             "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _number(m: re.Match[str], text: str, what: str) -> float:
+    value = float(m.group("num"))
+    if not math.isfinite(value):
+        raise UnitError(f"{what} {text!r} is not a finite number")
+    if value < 0:
+        raise UnitError(f"{what} {text!r} is negative")
+    return value
+
+
+def _text(value: object, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise UnitError(f"expected a {what} (a number or a string such as the examples), got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnitError(f"{what} {value!r} is not a finite number")
+    return str(value).strip()
+
+
+def parse_size(value: str | int | float) -> int:
+    """Parse a size into bytes (an integer). Bare k/m/g/t are binary; KB/MB are decimal."""
+    text = _text(value, "size")
+    m = _SIZE_RE.match(text)
+    if not m:
+        raise UnitError(f"{text!r} is not a size (examples: 4096, 4k, 4KiB, 4KB, 1.5GiB)")
+    num = _number(m, text, "size")
+    prefix = m.group("prefix").lower()
+    decimal = bool(m.group("b")) and not m.group("i")
+    if m.group("i") and not prefix:
+        raise UnitError(f"{text!r} is not a size (examples: 4096, 4k, 4KiB, 4KB, 1.5GiB)")
+    base = 1000 if decimal else 1024
+    result = num * base ** _POWER[prefix]
+    if abs(result - round(result)) > 1e-6 * max(1.0, result):
+        raise UnitError(f"size {text!r} is not a whole number of bytes")
+    return int(round(result))
+
+
+def parse_rate(value: str | int | float) -> float:
+    """Parse a data rate into bytes/s. ``MB/s`` decimal, ``MiB/s`` binary, ``Mbit/s``/``Mbps`` bits."""
+    text = _text(value, "data rate")
+    m = _RATE_RE.match(text)
+    if not m or (m.group("i") and not m.group("prefix")):
+        raise UnitError(f"{text!r} is not a data rate (examples: 200MB/s, 200MiB/s, 12500Mbit/s, 1.5GiBps)")
+    num = _number(m, text, "data rate")
+    prefix, unit, binary = m.group("prefix").lower(), m.group("unit"), bool(m.group("i"))
+    if unit in ("b", "bit"):
+        if not m.group("per"):
+            raise UnitError(f"{text!r}: a bit rate needs '/s' or 'ps' (example: 12500Mbit/s)")
+        return num * (1024 if binary else 1000) ** _POWER[prefix] / 8.0
+    if unit == "B" and not binary:
+        return num * 1000.0 ** _POWER[prefix]
+    return num * 1024.0 ** _POWER[prefix]  # MiB/s, or a bare letter as in sizes
+
+
+def parse_ops_rate(value: str | int | float) -> float:
+    """Parse an operation rate (IOPS) into ops/s: ``5000``, ``5000/s``, ``5000iops``, ``5k``."""
+    text = _text(value, "operation rate")
+    m = _OPS_RE.match(text)
+    if not m:
+        raise UnitError(f"{text!r} is not an operation rate (examples: 5000, 5000/s, 5k)")
+    return _number(m, text, "operation rate") * 1000.0 ** {"": 0, "k": 1, "m": 2}[m.group("prefix").lower()]
+
+
+def parse_duration(value: str | int | float) -> float:
+    """Parse a duration into seconds: a bare number is seconds; ns, us, ms, s, m, h, d suffixes."""
+    text = _text(value, "duration")
+    m = _DURATION_RE.match(text)
+    if not m:
+        raise UnitError(f"{text!r} is not a duration (examples: 30, 500ms, 250us, 2m, 1h)")
+    return _number(m, text, "duration") * _DURATION[m.group("unit")]
+
+
+def _fmt(x: float) -> str:
+    """Four significant digits, no trailing zeros, no exponent for ordinary magnitudes."""
+    if x == 0:
+        return "0"
+    digits = max(0, 3 - int(math.floor(math.log10(abs(x)))))
+    text = f"{x:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _scaled(x: float, base: int, names: list[str]) -> tuple[float, str]:
+    i = 0
+    while i + 1 < len(names) and abs(x) >= base ** (i + 1) * 0.9995:
+        i += 1
+    return x / base**i, names[i]
+
+
+def format_size(n: float, *, decimal: bool = False) -> str:
+    """Print a byte count as a person reads it: ``8 KiB``, ``1.5 TiB`` (``8 KB`` if decimal)."""
+    names = ["B", "KB", "MB", "GB", "TB", "PB"] if decimal else ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    v, unit = _scaled(float(n), 1000 if decimal else 1024, names)
+    return f"{_fmt(v)} {unit}"
+
+
+def format_rate(bps: float, *, binary: bool = False) -> str:
+    """Print bytes/s: ``200 MB/s`` (decimal, as disk vendors state it) or ``128 MiB/s``."""
+    names = ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"] if binary else ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"]
+    v, unit = _scaled(float(bps), 1024 if binary else 1000, names)
+    return f"{_fmt(v)} {unit}"
+
+
+def format_ops(ops: float) -> str:
+    """Print an operation rate with a thousands separator: ``19,357 IOPS``."""
+    return f"{ops:,.0f} IOPS" if ops >= 100 else f"{_fmt(ops)} IOPS"
+
+
+def format_duration(seconds: float) -> str:
+    """Print a duration in the unit that reads best: ``250 us``, ``6.613 ms``, ``30 s``, ``2 h``."""
+    s = float(seconds)
+    if s == 0:
+        return "0 s"
+    for unit, scale in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3)):
+        if abs(s) < scale * 999.95:
+            return f"{_fmt(s / scale)} {unit}"
+    if abs(s) < 60 * 2:
+        return f"{_fmt(s)} s"
+    if abs(s) < 3600 * 2:
+        return f"{_fmt(s / 60)} m"
+    return f"{_fmt(s / 3600)} h"

@@ -1,0 +1,47 @@
+"""Shared fixtures: run the CLI in-process exactly as the console script does."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from iolab.cli import app
+from iolab.cli.common import run
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def iolab(capsys, monkeypatch, tmp_path):
+    """Call ``iolab(*args)`` or ``iolab("predict x.yaml --json")``; returns code, out, err.
+
+    The results database defaults to a temporary data directory, so no test writes into
+    the user's own.
+    """
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("COLUMNS", "120")
+
+    def call(*args: str | Path) -> Result:
+        argv = shlex.split(args[0]) if len(args) == 1 and isinstance(args[0], str) else [str(a) for a in args]
+        capsys.readouterr()
+        code = run(app, argv)
+        cap = capsys.readouterr()
+        return Result(code, cap.out, cap.err)
+
+    return call
