@@ -9,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from iolab.cli import app
-from iolab.cli.common import run
-
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DATA = Path(__file__).resolve().parent / "data"
@@ -36,6 +33,9 @@ def iolab(capsys, monkeypatch, tmp_path):
     """
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("COLUMNS", "120")
+
+    from iolab.cli import app
+    from iolab.cli.common import run
 
     def call(*args: str | Path) -> Result:
         argv = shlex.split(args[0]) if len(args) == 1 and isinstance(args[0], str) else [str(a) for a in args]

@@ -1,0 +1,450 @@
+"""The analytic engine: mean value analysis of a compiled :class:`~iolab.network.Network`.
+
+- **Closed** (``solve``): each fio job is a chain whose IOs pick their class by its
+  probability (class switching within a chain), so a chain's demand at a resource is the
+  probability-weighted mix of its classes'. One chain: exact MVA. Several chains (several
+  jobs, several clients): Schweitzer–Bard approximate MVA.
+- **Slot limits** cap the population that enters their segment; the rest waits at the
+  client, so the latency the application sees is ``R = N / X`` over the whole population.
+- **Open** (``solve_open`` and the vectorised ``open_model``): for a required rate,
+  utilizations, the M/M/1 latency ``R = Z + Σ D / (1 − U)`` and the concurrency ``λ R``.
+- **Bounds and knee**: ``X(N) ≤ min(N / (Z + ΣD), 1 / D_max)``; ``N* = (Z + ΣD) / D_max``.
+
+All times in seconds, rates in ops/s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .network import Class, Flat, Network, flatten
+
+__all__ = [
+    "Chains",
+    "ResourceLoad",
+    "SlotLoad",
+    "ClassResult",
+    "BurstResult",
+    "Solution",
+    "OpenSolution",
+    "chains",
+    "exact_mva",
+    "schweitzer_mva",
+    "solve",
+    "solve_open",
+    "open_model",
+    "bounds",
+    "SATURATION",
+]
+
+#: A cap at or above this utilization counts as saturated (MODEL.md: "a fair line").
+SATURATION = 0.9
+
+
+@dataclass(frozen=True)
+class Chains:
+    """A network reduced to matrices: chains (jobs) × cap resources."""
+
+    jobs: tuple[str, ...]
+    caps: tuple[str, ...]
+    population: np.ndarray      # N[j]
+    demand: np.ndarray          # D[j, k], seconds per IO of chain j at cap k (baseline)
+    burst_demand: np.ndarray    # the same at burst caps
+    background: np.ndarray      # Dbg[j, k], off the response path
+    delay: np.ndarray           # Z[j]
+    slots: np.ndarray           # S[j, s], share of chain j's IOs inside slot limit s
+    flats: dict[str, Flat]      # per class
+
+
+def chains(network: Network) -> Chains:
+    """Reduce the network to per-job (chain) demand matrices."""
+    caps = tuple(r.id for r in network.resources if r.cap is not None)
+    kidx = {k: i for i, k in enumerate(caps)}
+    sidx = {s.id: i for i, s in enumerate(network.slot_limits)}
+    jidx = {j.name: i for i, j in enumerate(network.jobs)}
+    nj, nk, ns = len(network.jobs), len(caps), len(network.slot_limits)
+    D, B, G = np.zeros((nj, nk)), np.zeros((nj, nk)), np.zeros((nj, nk))
+    Z, S = np.zeros(nj), np.zeros((nj, ns))
+    flats: dict[str, Flat] = {}
+    for c in network.classes:
+        f = flatten(network, c)
+        flats[c.id] = f
+        j, p = jidx[c.job], c.probability
+        for rid, d in f.demand.items():
+            D[j, kidx[rid]] += p * d
+        for rid, d in f.burst_demand.items():
+            B[j, kidx[rid]] += p * d
+        for rid, d in f.background.items():
+            G[j, kidx[rid]] += p * d
+        for sid, share in f.slots.items():
+            S[j, sidx[sid]] += p * share
+        Z[j] += p * f.delay
+    N = np.array([float(j.population) for j in network.jobs])
+    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats)
+
+
+def exact_mva(D: np.ndarray, Z: float, N: float) -> tuple[float, np.ndarray]:
+    """Exact single-chain MVA. ``D``: demands (K,), ``Z``: delay, ``N``: population (a
+    fractional population interpolates linearly between its neighbours).
+    Returns (throughput, mean queue length per station)."""
+    D = np.asarray(D, dtype=float)
+    if N <= 0:
+        return 0.0, np.zeros_like(D)
+    n_int = int(math.floor(N))
+    Q = np.zeros_like(D)
+    X_prev, Q_prev = 0.0, Q.copy()
+    X = 0.0
+    for n in range(1, n_int + 1):
+        Q_prev, X_prev = Q, X
+        R = D * (1.0 + Q)
+        X = n / (Z + R.sum()) if (Z + R.sum()) > 0 else math.inf
+        Q = X * R
+    frac = N - n_int
+    if frac > 1e-12:
+        R = D * (1.0 + Q)
+        X_next = (n_int + 1) / (Z + R.sum())
+        Q_next = X_next * R
+        if n_int == 0:
+            return frac * X_next, frac * Q_next
+        return X + frac * (X_next - X), Q + frac * (Q_next - Q)
+    del X_prev, Q_prev
+    return X, Q
+
+
+def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, tol: float = 1e-10,
+                   max_iter: int = 20000) -> tuple[np.ndarray, np.ndarray]:
+    """Schweitzer–Bard approximate MVA for several chains.
+
+    ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations.
+    Returns (throughput per chain (J,), queue lengths (J, K))."""
+    J, K = D.shape
+    active = N > 0
+    Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
+    X = np.zeros(J)
+    for _ in range(max_iter):
+        total = Q.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own = np.where(active[:, None], Q * (N[:, None] - 1.0) / np.where(active, N, 1.0)[:, None], 0.0)
+        A = total[None, :] - Q + own
+        R = D * (1.0 + A)
+        cycle = Z + R.sum(axis=1)
+        X = np.where(active & (cycle > 0), N / np.where(cycle > 0, cycle, 1.0), 0.0)
+        Q_new = X[:, None] * R
+        if np.max(np.abs(Q_new - Q)) < tol * max(1.0, float(N.max(initial=1.0))):
+            Q = Q_new
+            break
+        Q = 0.5 * Q + 0.5 * Q_new if _ > 200 else Q_new
+    return X, Q
+
+
+def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray) -> np.ndarray:
+    if len(N) == 1:
+        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]))
+        return np.array([X])
+    return schweitzer_mva(D, Z, N)[0]
+
+
+@dataclass(frozen=True)
+class ResourceLoad:
+    """One resource's utilization (caps) or, for slot limits, the share of the population
+    that wants in over its slots."""
+
+    id: str
+    label: str
+    kind: str
+    utilization: float
+
+
+@dataclass(frozen=True)
+class SlotLoad:
+    id: str
+    label: str
+    kind: str
+    slots: int
+    wanted: float       # IOs that want to be inside (population × share)
+
+    @property
+    def saturated(self) -> bool:
+        return self.wanted > self.slots + 1e-9
+
+
+@dataclass(frozen=True)
+class ClassResult:
+    id: str
+    job: str
+    direction: str
+    bytes: int
+    iops: float
+    latency: float      # mean seconds as the application sees it
+
+
+@dataclass(frozen=True)
+class BurstResult:
+    """Figures while burst credits last, and how long a full bucket lasts at that load."""
+
+    iops: float
+    bandwidth: float
+    latency: float
+    duration: float | None      # seconds; None when credits never run out at this load
+    resources: tuple[str, ...]  # labels of the caps that burst
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The closed (fio-like) prediction of a network."""
+
+    classes: tuple[ClassResult, ...]
+    job_iops: dict[str, float]
+    job_latency: dict[str, float]
+    resources: tuple[ResourceLoad, ...]
+    slots: tuple[SlotLoad, ...]
+    bottleneck: ResourceLoad
+    outstanding: float
+    knee_outstanding: float
+    burst: BurstResult | None
+
+    @property
+    def iops(self) -> float:
+        return sum(c.iops for c in self.classes)
+
+    @property
+    def bandwidth(self) -> float:
+        return sum(c.iops * c.bytes for c in self.classes)
+
+    @property
+    def latency(self) -> float:
+        x = self.iops
+        return sum(c.iops * c.latency for c in self.classes) / x if x > 0 else math.inf
+
+
+def _effective_population(ch: Chains, network: Network) -> np.ndarray:
+    """Scale each chain's population so that no slot limit holds more IOs than its slots."""
+    N = ch.population.copy()
+    if not network.slot_limits:
+        return N
+    slots = np.array([float(s.slots) for s in network.slot_limits])
+    scale = np.ones(len(N))
+    for _ in range(4):  # a few rounds settle chains that share slot limits
+        wanted = (N * scale) @ ch.slots
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(wanted > slots, slots / np.where(wanted > 0, wanted, 1.0), 1.0)
+        for j in range(len(N)):
+            touched = ch.slots[j] > 0
+            if touched.any():
+                scale[j] *= float(ratio[touched].min())
+    return N * scale
+
+
+def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Throughput per chain and utilization per cap, with background load folded in."""
+    N_eff = _effective_population(ch, network)
+    U_bg = np.zeros(D.shape[1])
+    X = np.zeros(D.shape[0])
+    for _ in range(30 if ch.background.any() else 1):
+        D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
+        X = _mva(D_eff, ch.delay, N_eff)
+        new_bg = X @ ch.background
+        if np.allclose(new_bg, U_bg, atol=1e-9):
+            break
+        U_bg = np.minimum(new_bg, 0.999)
+    U = X @ D + X @ ch.background
+    return X, U
+
+
+def solve(network: Network) -> Solution:
+    """Predict a closed network: throughput, latency per class, utilizations, bottleneck,
+    knee, and the burst phase when any cap has burst credits."""
+    ch = chains(network)
+    X, U = _solve_closed(ch, network, ch.demand)
+    labels = {r.id: r for r in network.resources}
+    resources = tuple(
+        ResourceLoad(k, labels[k].label, labels[k].kind, float(U[i])) for i, k in enumerate(ch.caps)
+    )
+    N_eff = _effective_population(ch, network)
+    slot_loads = tuple(
+        SlotLoad(s.id, s.label, s.kind, s.slots, float(ch.population @ ch.slots[:, i]))
+        for i, s in enumerate(network.slot_limits)
+    )
+    classes = _class_results(network, ch, X, N_eff, ch.demand)
+    jidx = {j: i for i, j in enumerate(ch.jobs)}
+    job_iops = {j: float(X[jidx[j]]) for j in ch.jobs}
+    job_latency = {j: float(ch.population[jidx[j]] / X[jidx[j]]) if X[jidx[j]] > 0 else math.inf
+                   for j in ch.jobs}
+    return Solution(
+        classes=classes,
+        job_iops=job_iops,
+        job_latency=job_latency,
+        resources=resources,
+        slots=slot_loads,
+        bottleneck=_bottleneck(resources, slot_loads),
+        outstanding=float(ch.population.sum()),
+        knee_outstanding=_knee(ch),
+        burst=_burst(network, ch),
+    )
+
+
+def _class_results(network: Network, ch: Chains, X: np.ndarray, N_eff: np.ndarray,
+                   D: np.ndarray) -> tuple[ClassResult, ...]:
+    """Per-class throughput (X_j × p_c) and latency: the residence times the chain's MVA
+    gives, scaled so that the chain's mean equals N / X (the client-side wait for slots
+    is shared by every class of the chain)."""
+    jidx = {j: i for i, j in enumerate(ch.jobs)}
+    kidx = {k: i for i, k in enumerate(ch.caps)}
+    U = X @ D
+    # Per-station inflation as an open approximation of the queue each class meets; then the
+    # chain's own mean is matched exactly to Little's law.
+    stretch = 1.0 / np.clip(1.0 - np.minimum(U, 0.999), 1e-3, None)
+    raw: dict[str, float] = {}
+    for c in network.classes:
+        f = ch.flats[c.id]
+        raw[c.id] = f.delay + sum(d * stretch[kidx[k]] for k, d in f.demand.items())
+    out = []
+    for c in network.classes:
+        j = jidx[c.job]
+        x = float(X[j])
+        mean_raw = sum(o.probability * raw[o.id] for o in network.classes if o.job == c.job)
+        chain_r = float(ch.population[j] / x) if x > 0 else math.inf
+        lat = raw[c.id] * chain_r / mean_raw if mean_raw > 0 else chain_r
+        out.append(ClassResult(c.id, c.job, c.direction, c.bytes, x * c.probability, lat))
+    return tuple(out)
+
+
+def _bottleneck(resources: tuple[ResourceLoad, ...], slots: tuple[SlotLoad, ...]) -> ResourceLoad:
+    top = max(resources, key=lambda r: r.utilization, default=None)
+    if top is not None and top.utilization >= SATURATION:
+        return top
+    saturated = [s for s in slots if s.saturated]
+    if saturated:
+        s = max(saturated, key=lambda s: s.wanted / s.slots)
+        return ResourceLoad(s.id, s.label, s.kind, s.wanted / s.slots)
+    return ResourceLoad("concurrency", "concurrency", "concurrency", top.utilization if top else 0.0)
+
+
+def _knee(ch: Chains) -> float:
+    """N* = (Z + ΣD) / D_max over the population-weighted mix of chains."""
+    w = ch.population / ch.population.sum() if ch.population.sum() > 0 else ch.population
+    if len(w) == 0:
+        return 0.0
+    # Aggregate per IO of the mix: time of one IO alone, and the busiest cap's share.
+    total = float(w @ (ch.delay + ch.demand.sum(axis=1)))
+    # Each chain loads shared caps; per IO of the whole population the demand is the mix.
+    dmax = float((w @ ch.demand).max(initial=0.0))
+    return total / dmax if dmax > 0 else math.inf
+
+
+def _burst(network: Network, ch: Chains) -> BurstResult | None:
+    bursting = [r for r in network.resources if r.cap is not None and r.cap.burst is not None]
+    if not bursting:
+        return None
+    X, U = _solve_closed(ch, network, ch.burst_demand)
+    kidx = {k: i for i, k in enumerate(ch.caps)}
+    N = ch.population
+    iops = float(X.sum())
+    bw = 0.0
+    for c in network.classes:
+        bw += float(X[ch.jobs.index(c.job)]) * c.probability * c.bytes
+    lat = float(N.sum() / iops) if iops > 0 else math.inf
+    duration: float | None = None
+    for r in bursting:
+        cap, b = r.cap, r.cap.burst
+        assert cap is not None and b is not None
+        ops_rate = bytes_rate = 0.0
+        for c in network.classes:
+            x = float(X[ch.jobs.index(c.job)]) * c.probability
+            visits = _visits(c, r.id)
+            for nbytes, w in visits:
+                ops_rate += x * w * cap.ops(nbytes)
+                bytes_rate += x * w * nbytes
+        for credit, rate, base in ((b.credit_ops, ops_rate, cap.ops_per_s),
+                                   (b.credit_bytes, bytes_rate, cap.bytes_per_s)):
+            if credit and base and rate > base * (1 + 1e-9):
+                t = credit * b.initial / (rate - base)
+                duration = t if duration is None else min(duration, t)
+    del kidx, U
+    return BurstResult(iops, bw, lat, duration, tuple(r.label for r in bursting))
+
+
+def _visits(cls: Class, rid: str) -> list[tuple[int, float]]:
+    """(bytes, expected visits per IO) of ``cls`` at resource ``rid``."""
+    from .network import Fork, Hold, Visit
+
+    out: list[tuple[int, float]] = []
+
+    def walk(steps, w):
+        for s in steps:
+            if isinstance(s, Visit):
+                if s.resource == rid:
+                    out.append((s.bytes, w))
+            elif isinstance(s, Fork):
+                share = w * min(s.choose, len(s.branches)) / len(s.branches)
+                for b in s.branches:
+                    walk(b, share)
+            elif isinstance(s, Hold):
+                walk(s.steps, w)
+
+    walk(cls.route, 1.0)
+    return out
+
+
+def bounds(ch: Chains, N: float) -> tuple[float, float]:
+    """Asymptotic bounds on total throughput at population N for the chains' mix:
+    ``(lower, upper)`` with upper = min(N / (Z + ΣD), 1 / D_max) and the pessimistic lower
+    bound N / (Z + N ΣD)."""
+    w = ch.population / ch.population.sum()
+    d = w @ ch.demand
+    z = float(w @ ch.delay)
+    total = float(d.sum())
+    upper = min(N / (z + total), 1.0 / float(d.max())) if total > 0 else N / z
+    lower = N / (z + N * total) if total > 0 else N / z
+    return lower, upper
+
+
+@dataclass(frozen=True)
+class OpenSolution:
+    """The open-model analysis at a required rate: feasible when every U ≤ 1."""
+
+    rate: float
+    utilization: dict[str, float]
+    latency: float               # mean seconds (inf when infeasible)
+    concurrency: float           # λ × R: IOs the application must keep in flight
+    feasible: bool
+    bottleneck: str              # resource id with the highest utilization
+
+
+def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised open analysis over many configurations.
+
+    ``D``: (..., K) demand per IO at each cap, ``Z``: (...) delay per IO, ``lam``: (...)
+    required rate. Returns (U (..., K), R (...)) with R = Z + Σ D / (1 − U), inf where any
+    U ≥ 1."""
+    U = lam[..., None] * D
+    with np.errstate(divide="ignore", invalid="ignore"):
+        resid = np.where(U < 1.0, D / (1.0 - U), np.inf)
+        resid = np.where(D == 0, 0.0, resid)
+    return U, Z + resid.sum(axis=-1)
+
+
+def solve_open(network: Network, rate: float) -> OpenSolution:
+    """Open analysis of a network at a total required ``rate`` (ops/s), split over its jobs
+    in proportion to their populations."""
+    ch = chains(network)
+    share = ch.population / ch.population.sum()
+    lam = rate * share
+    U = lam @ ch.demand + lam @ ch.background
+    with np.errstate(divide="ignore", invalid="ignore"):
+        resid = np.where(ch.demand == 0, 0.0, np.where(U[None, :] < 1.0, ch.demand / (1.0 - U[None, :]), np.inf))
+    R_j = ch.delay + resid.sum(axis=1)
+    R = float(share @ R_j)
+    feasible = bool((U <= 1.0 + 1e-9).all())
+    top = int(np.argmax(U)) if len(U) else 0
+    return OpenSolution(
+        rate=rate,
+        utilization={k: float(U[i]) for i, k in enumerate(ch.caps)},
+        latency=R if feasible else math.inf,
+        concurrency=rate * R if feasible else math.inf,
+        feasible=feasible,
+        bottleneck=ch.caps[top] if len(ch.caps) else "",
+    )
