@@ -1,0 +1,279 @@
+"""FioJob: one fio job in fio's vocabulary, read from the options of a job file section or a
+command line's ``--name`` group, with units already resolved (bytes, seconds, IOs/s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..errors import SchemaError, UnitError, nearest
+from .options import (
+    ENGINES,
+    FLAGS,
+    KNOWN,
+    MODELLED,
+    RW_MODES,
+    SYNC_ENGINES,
+    parse_fio_bool,
+    parse_fio_int,
+    parse_fio_size,
+    parse_fio_time,
+)
+
+__all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES"]
+
+READ_MODES = frozenset({"read", "randread", "rw", "randrw"})
+WRITE_MODES = frozenset({"write", "randwrite", "rw", "randrw", "trimwrite", "randtrimwrite"})
+
+
+@dataclass(frozen=True)
+class FioJob:
+    """One fio job (before ``numjobs`` cloning) with fio's defaults.
+
+    Units: ``bs``, ``bs_write``, ``size``, ``filesize`` in bytes; ``runtime``, ``ramp_time``
+    in seconds; ``rate_iops`` in IOs/s per job (``None``: no cap). ``options`` holds every
+    option the job was given after merging ``[global]`` (keys are fio's canonical names,
+    values the raw text; a flag given without a value has ``""``). ``ignored`` names the
+    options fio knows but iolab does not model, so they can be reported to the user.
+
+    Constructing one directly validates the fields and raises SchemaError on a bad value
+    (an unknown ``rw``, ``iodepth < 1``, ...); fio's alias ``readwrite`` becomes ``rw``.
+    """
+
+    name: str
+    rw: str = "read"
+    rwmixread: int = 50
+    bs: int = 4096
+    bs_write: int | None = None
+    iodepth: int = 1
+    numjobs: int = 1
+    ioengine: str = "psync"
+    direct: bool = False
+    size: int | None = None
+    filesize: int | None = None
+    nrfiles: int = 1
+    runtime: float | None = None
+    ramp_time: float | None = None
+    time_based: bool = False
+    rate_iops: float | None = None
+    rate_process: str = "linear"
+    directory: str | None = None
+    filename: str | None = None
+    stonewall: bool = False
+    group_reporting: bool = False
+    options: Mapping[str, str] = field(default_factory=dict, hash=False)
+    ignored: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        def bad(what: str, message: str) -> SchemaError:
+            return SchemaError(message, file="fio job", field=f"{self.name}.{what}")
+
+        if not isinstance(self.name, str) or not self.name:
+            raise SchemaError("a fio job needs a non-empty name", file="fio job", field="name")
+        rw = RW_MODES.get(self.rw)
+        if rw is None:
+            raise bad("rw", f"unknown rw {self.rw!r}; expected one of {', '.join(sorted(set(RW_MODES.values())))}")
+        object.__setattr__(self, "rw", rw)
+        if not 0 <= self.rwmixread <= 100:
+            raise bad("rwmixread", f"rwmixread must be 0..100 (percent), got {self.rwmixread}")
+        for name in ("bs", "iodepth", "numjobs", "nrfiles"):
+            if getattr(self, name) < 1:
+                raise bad(name, f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("bs_write", "size", "filesize"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise bad(name, f"{name} must be at least 1 byte, got {value}")
+        for name in ("runtime", "ramp_time", "rate_iops"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise bad(name, f"{name} must not be negative, got {value}")
+        if self.rate_process not in ("linear", "poisson"):
+            raise bad("rate_process", f"rate_process must be linear or poisson, got {self.rate_process!r}")
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        object.__setattr__(self, "ignored", tuple(self.ignored))
+
+    @property
+    def synchronous(self) -> bool:
+        """True for engines that wait for each IO before the next (psync, sync, mmap, ...)."""
+        return self.ioengine in SYNC_ENGINES
+
+    @property
+    def outstanding(self) -> int:
+        """IOs in flight when the job runs flat out: numjobs × (1 if synchronous else iodepth)."""
+        return self.numjobs * (1 if self.synchronous else self.iodepth)
+
+    @property
+    def reads(self) -> bool:
+        """True when the pattern issues reads."""
+        return self.rw in READ_MODES
+
+    @property
+    def writes(self) -> bool:
+        """True when the pattern issues writes."""
+        return self.rw in WRITE_MODES
+
+    @property
+    def read_fraction(self) -> float:
+        """Share of IOs that are reads, 0..1 (rwmixread for mixed patterns)."""
+        if self.rw in ("rw", "randrw"):
+            return self.rwmixread / 100.0
+        return 1.0 if self.reads else 0.0
+
+    def replace(self, **changes: object) -> "FioJob":
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+
+Origin = Callable[[str], tuple[str, str]]
+
+
+def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Origin) -> FioJob:
+    """Read a job's merged options (canonical names, raw values) into a FioJob.
+
+    ``origin(option)`` returns ``(field, note)`` for error messages: the field as
+    ``[section].option`` or ``--option``, and a note such as ``" (line 7)"``. Option names
+    must already be known to fio (the parsers check that with the line at hand). Values are
+    read with fio's rules and the job's ``kb_base``.
+
+    Raises SchemaError naming `source` and the field when a value cannot be read.
+    """
+
+    def fail(opt: str, message: str) -> SchemaError:
+        where, note = origin(opt)
+        return SchemaError(message + note, file=source, field=where)
+
+    def read(opt: str, parse: Callable[[str], object]) -> object:
+        try:
+            return parse(options[opt])
+        except UnitError as e:
+            raise fail(opt, e.message) from None
+
+    kb_base = 1024
+    if "kb_base" in options:
+        kb_base = read("kb_base", lambda t: parse_fio_int(t, 1024))  # type: ignore[assignment]
+        if kb_base not in (1000, 1024):
+            raise fail("kb_base", f"kb_base must be 1000 or 1024, got {options['kb_base'].strip()!r}")
+
+    def integer(opt: str, low: int, high: int | None = None) -> int:
+        value: int = read(opt, lambda t: parse_fio_int(t, kb_base))  # type: ignore[assignment]
+        if value < low or (high is not None and value > high):
+            span = f"{low}..{high}" if high is not None else f"at least {low}"
+            raise fail(opt, f"{opt} must be {span}, got {options[opt].strip()!r}")
+        return value
+
+    def flag(opt: str) -> bool:
+        text = options[opt].strip()
+        return True if text == "" else read(opt, parse_fio_bool)  # type: ignore[return-value]
+
+    job: dict[str, object] = {"name": name}
+    ignored: list[str] = []
+    order = list(options)
+    for opt in order:
+        if opt not in MODELLED:
+            if opt in KNOWN and opt not in ignored:
+                ignored.append(opt)
+            continue
+        text = options[opt].strip()
+        if opt == "rw":
+            mode, _, modifier = text.partition(":")
+            if mode not in RW_MODES:
+                hint = nearest(mode, RW_MODES)
+                raise fail(opt, f"unknown rw {mode!r}" + (f"; nearest: {', '.join(hint)}" if hint else ""))
+            job["rw"] = RW_MODES[mode]
+            if modifier:
+                ignored.append(f"rw:{modifier}")
+        elif opt in ("iodepth", "numjobs", "nrfiles"):
+            job[opt] = integer(opt, 1)
+        elif opt in ("rwmixread", "rwmixwrite"):
+            pct = integer(opt, 0, 100)
+            job["rwmixread"] = pct if opt == "rwmixread" else 100 - pct
+        elif opt == "bs":
+            sizes = _triple(opt, text, "4096", lambda t: parse_fio_size(t, kb_base), fail)
+            if 0 in sizes[:2]:
+                raise fail(opt, f"bs must be at least 1 byte, got {text!r}")
+            job["bs"], write = sizes[0], sizes[1]
+            job["bs_write"] = write if write != sizes[0] else None
+        elif opt == "rate_iops":
+            rates = _triple(opt, text, "0", lambda t: parse_fio_int(t, kb_base), fail)
+            job["_rates"] = rates
+        elif opt == "ioengine":
+            if not (text in ENGINES or text.startswith("external:") or text.startswith("/")):
+                hint = nearest(text, ENGINES)
+                raise fail(opt, f"unknown ioengine {text!r}" + (f"; nearest: {', '.join(hint)}" if hint else ""))
+            job["ioengine"] = text
+        elif opt in ("direct", "buffered"):
+            on = read(opt, parse_fio_bool)
+            job["direct"] = on if opt == "direct" else not on
+        elif opt == "size":
+            if text.endswith("%"):
+                job["size"] = None
+                ignored.append("size")
+            else:
+                job["size"] = _positive(opt, read(opt, lambda t: parse_fio_size(t, kb_base)), fail)
+        elif opt == "filesize":
+            job["filesize"] = _positive(opt, _range_mid(opt, text, kb_base, fail), fail)
+        elif opt in ("runtime", "ramp_time"):
+            job[opt] = read(opt, parse_fio_time)
+        elif opt == "rate_process":
+            if text not in ("linear", "poisson"):
+                raise fail(opt, f"rate_process must be linear or poisson, got {text!r}")
+            job[opt] = text
+        elif opt in ("directory", "filename"):
+            if not text:
+                raise fail(opt, f"{opt} needs a value")
+            job[opt] = text
+        elif opt in FLAGS:  # time_based, stonewall, group_reporting
+            job[opt] = flag(opt)
+        # name, description, kb_base: read above or carry no model meaning
+    rates = job.pop("_rates", None)
+    if rates is not None:
+        rw = str(job.get("rw", "read"))
+        pick = rates[0] if rw in READ_MODES else rates[1] if rw in WRITE_MODES else rates[2]
+        job["rate_iops"] = float(pick) if pick else None
+    return FioJob(**job, options=dict(options), ignored=tuple(ignored))  # type: ignore[arg-type]
+
+
+def _triple(opt: str, text: str, default: str, parse: Callable[[str], int],
+            fail: Callable[[str, str], SchemaError]) -> tuple[int, int, int]:
+    """fio's ``read[,write[,trim]]`` list: an empty item takes the default, and the last item
+    given (when not followed by a comma) applies to the types after it."""
+    parts = text.split(",")
+    if len(parts) > 3:
+        raise fail(opt, f"{opt} takes at most three comma-separated values (read,write,trim), got {text!r}")
+    values: list[int] = []
+    for i in range(3):
+        if i < len(parts):
+            item = parts[i].strip() or default
+        else:
+            values.append(values[-1])
+            continue
+        try:
+            values.append(parse(item))
+        except UnitError as e:
+            raise fail(opt, e.message) from None
+    return values[0], values[1], values[2]
+
+
+def _range_mid(opt: str, text: str, kb_base: int, fail: Callable[[str, str], SchemaError]) -> int:
+    """A size or a range ``lo-hi`` / ``lo:hi`` (fio's irange), read as its midpoint in bytes."""
+    for sep in ("-", ":"):
+        if sep in text:
+            lo_text, _, hi_text = text.partition(sep)
+            break
+    else:
+        lo_text = hi_text = text
+    try:
+        lo, hi = parse_fio_size(lo_text, kb_base), parse_fio_size(hi_text, kb_base)
+    except UnitError as e:
+        raise fail(opt, e.message) from None
+    lo, hi = min(lo, hi), max(lo, hi)  # fio swaps a reversed range
+    return (lo + hi) // 2
+
+
+def _positive(opt: str, value: object, fail: Callable[[str, str], SchemaError]) -> int:
+    if not isinstance(value, int) or value < 1:
+        raise fail(opt, f"{opt} must be at least 1 byte, got {value!r}")
+    return value

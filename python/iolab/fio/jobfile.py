@@ -1,0 +1,233 @@
+"""fio job files (INI text) into FioJobs, and FioJobs back into a job file fio accepts.
+
+fio's rules, as fio 3.x applies them:
+
+- ``[global]`` options apply to the job sections *after* it; a later ``[global]`` changes
+  only the jobs that follow it. A job's own option overrides ``[global]``.
+- Comments: a line starting with ``#`` or ``;``, and anything after a ``#`` or ``;`` on a
+  line (fio cuts there too, so values cannot contain them).
+- ``option=value`` with optional blanks around ``=``; a flag such as ``time_based`` alone.
+- ``include FILE`` is refused (the parser reads text, not files: paste the included
+  sections in); ``${VAR}`` is expanded only from the ``env`` mapping given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ..errors import SchemaError, nearest
+from .job import FioJob, build_job
+from .options import ALIASES, FLAGS, KNOWN, MODELLED, PROGRAM, canonical, is_job_option
+
+__all__ = ["parse_jobfile", "render_jobfile"]
+
+_SECTION = re.compile(r"^\[(?P<name>[^\]]*)\]$")
+_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+)")
+
+
+def _known_names() -> list[str]:
+    return sorted(set(MODELLED) | KNOWN | set(ALIASES))
+
+
+def check_option(name: str, *, source: str, field: str, note: str = "") -> str:
+    """The canonical name of job option `name`; SchemaError (with the nearest known option)
+    when it is not a fio job option at all."""
+    if is_job_option(name):
+        return canonical(name)
+    if name in PROGRAM:
+        raise SchemaError(f"{name!r} is a fio command-line switch (--{name}), not a job option{note}",
+                          file=source, field=field)
+    hint = nearest(name, _known_names())
+    suggestion = f"; nearest: {', '.join(hint)}" if hint else ""
+    raise SchemaError(f"unknown fio option {name!r}{suggestion}{note}", file=source, field=field)
+
+
+def _expand(value: str, env: Mapping[str, str] | None, *, source: str, field: str, note: str) -> str:
+    def sub(m: re.Match[str]) -> str:
+        var = m.group("name") or m.group("word")
+        if env is not None and var in env:
+            return str(env[var])
+        raise SchemaError(f"fio would expand ${var} from its environment; iolab does not read the "
+                          f"environment: write the value itself{note}", file=source, field=field)
+
+    return _VAR.sub(sub, value) if "$" in value else value
+
+
+def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str] | None = None) -> list[FioJob]:
+    """Read a fio job file's text into its jobs, in file order (``numjobs`` is not expanded).
+
+    `source` names the file in error messages; `env` supplies ``${VAR}`` values.
+    Raises SchemaError (file=`source`, field=``[section].option``, the line in the message)
+    for an unknown option (with the nearest known one), a bad value, an option outside any
+    section, ``include``, a malformed section header, or a file without jobs.
+    """
+    sections: list[tuple[str, int, list[tuple[str, str, int]]]] = []
+    for lineno, raw_line in enumerate(text.splitlines(), start=1):
+        line = raw_line.strip()
+        if not line or line[0] in "#;":
+            continue
+        line = re.split(r"[#;]", line, maxsplit=1)[0].strip()
+        note = f" (line {lineno})"
+        if line.startswith("["):
+            m = _SECTION.match(line)
+            if not m or not m.group("name").strip():
+                raise SchemaError(f"malformed section header {line!r}: expected [name]",
+                                  file=source, field=f"line {lineno}")
+            sections.append((m.group("name").strip(), lineno, []))
+            continue
+        key, eq, value = line.partition("=")
+        key = key.strip()
+        if key == "include" or key.startswith("include ") or key.startswith("include\t"):
+            raise SchemaError("'include' is not supported: iolab reads one job file's text; paste the "
+                              f"included file's options into this file{note}", file=source,
+                              field=f"[{sections[-1][0]}]" if sections else f"line {lineno}")
+        if not sections:
+            raise SchemaError(f"option {key!r} outside of any [section]: put it under [global] or a "
+                              f"job section{note}", file=source, field=key)
+        section = sections[-1][0]
+        field = f"[{section}].{key}"
+        name = check_option(key, source=source, field=field, note=note)
+        if not eq and name not in FLAGS:
+            raise SchemaError(f"option {key!r} needs a value ({key}=...){note}", file=source, field=field)
+        value = _expand(value.strip(), env, source=source, field=field, note=note)
+        sections[-1][2].append((name, value, lineno))
+
+    jobs: list[FioJob] = []
+    common: dict[str, tuple[str, str, int]] = {}
+    for section, _, items in sections:
+        if section == "global":
+            for name, value, lineno in items:
+                common.pop(name, None)
+                common[name] = (value, section, lineno)
+            continue
+        merged = dict(common)
+        for name, value, lineno in items:
+            merged.pop(name, None)
+            merged[name] = (value, section, lineno)
+
+        def origin(opt: str, merged: dict[str, tuple[str, str, int]] = merged) -> tuple[str, str]:
+            _, sec, line = merged[opt]
+            return f"[{sec}].{opt}", f" (line {line})"
+
+        jobs.append(build_job(section, {k: v[0] for k, v in merged.items()}, source=source, origin=origin))
+    if not jobs:
+        raise SchemaError("no job section: a job file needs at least one [name] section besides [global]",
+                          file=source)
+    return jobs
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+def _seconds(x: float) -> str:
+    if float(x).is_integer():
+        return str(int(x))
+    us = x * 1e6
+    if abs(us - round(us)) > 1e-6:
+        raise SchemaError(f"{x!r} s cannot be written exactly in fio's microseconds", file="fio job")
+    return f"{int(round(us))}us"
+
+
+def _field_options(job: FioJob) -> dict[str, str | None]:
+    """The option text for each modelled field (None: leave the option out)."""
+    bs = str(job.bs) if job.bs_write is None else f"{job.bs},{job.bs_write}"
+    rate = None if job.rate_iops is None else str(int(round(job.rate_iops)))
+    return {
+        "rw": job.rw,
+        "rwmixread": str(job.rwmixread),
+        "bs": bs,
+        "iodepth": str(job.iodepth),
+        "numjobs": str(job.numjobs),
+        "ioengine": job.ioengine,
+        "direct": "1" if job.direct else "0",
+        "size": None if job.size is None else str(job.size),
+        "filesize": None if job.filesize is None else str(job.filesize),
+        "nrfiles": str(job.nrfiles),
+        "runtime": None if job.runtime is None else _seconds(job.runtime),
+        "ramp_time": None if job.ramp_time is None else _seconds(job.ramp_time),
+        "time_based": "" if job.time_based else None,
+        "rate_iops": rate,
+        "rate_process": job.rate_process,
+        "directory": job.directory,
+        "filename": job.filename,
+        "stonewall": "" if job.stonewall else None,
+        "group_reporting": "" if job.group_reporting else None,
+    }
+
+
+_ATTRS = {"bs": ("bs", "bs_write")}
+_STALE = {"rwmixread": ("rwmixread", "rwmixwrite"), "direct": ("direct", "buffered")}
+
+
+def _job_to_options(job: FioJob) -> dict[str, str]:
+    """A FioJob's options: its raw options, with every field that differs from what they say
+    written out in plain bytes/seconds (so the result reads back to the same fields)."""
+    raw = {k: v for k, v in job.options.items() if k != "name"}
+    base = build_job(job.name, raw, source="fio job", origin=lambda o: (f"[{job.name}].{o}", ""))
+    out = dict(raw)
+    for opt, text in _field_options(job).items():
+        if all(getattr(job, a) == getattr(base, a) for a in _ATTRS.get(opt, (opt,))):
+            continue
+        for stale in _STALE.get(opt, (opt,)):
+            out.pop(stale, None)
+        if text is not None:
+            out[opt] = text
+    return out
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return "" if value is None else str(value)
+
+
+def _check_section(name: str, options: Mapping[str, object], where: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        text = _text(value)
+        field = f"[{where}].{key}"
+        opt = check_option(str(key), source="fio job", field=field)
+        if any(c in text for c in "#;\n\r"):
+            raise SchemaError(f"value {text!r} cannot be written to a job file (fio cuts lines at "
+                              "'#' and ';')", file="fio job", field=field)
+        if text == "" and opt not in FLAGS:
+            raise SchemaError(f"option {key!r} needs a value", file="fio job", field=field)
+        out[opt] = text.strip()
+    return out
+
+
+def render_jobfile(jobs: Sequence[FioJob] | Sequence[Mapping[str, str]], *,
+                   global_options: Mapping[str, str] = {}) -> str:
+    """Write jobs as a fio job file that fio accepts and :func:`parse_jobfile` reads back.
+
+    Each job is a FioJob or a mapping of fio options (which must include ``name``).
+    A FioJob's raw options are kept where they still say what its fields say; changed fields
+    are written in plain bytes and seconds. Fields at fio's defaults that its options do not
+    mention are left out, so `global_options` (written as ``[global]``) apply to them.
+
+    Raises SchemaError for an unknown option, a job named ``global`` or with ``[]#;`` or a
+    line break in its name, or a value fio would cut (containing ``#`` or ``;``).
+    """
+    blocks: list[str] = []
+    if global_options:
+        body = _check_section("global", global_options, "global")
+        blocks.append("\n".join(["[global]", *(_line(k, v) for k, v in body.items())]))
+    for i, job in enumerate(jobs):
+        if isinstance(job, FioJob):
+            name, options = job.name, _job_to_options(job)
+        else:
+            options = dict(job)
+            name = _text(options.pop("name", "")).strip()
+            if not name:
+                raise SchemaError("a job needs a name", file="fio job", field=f"jobs[{i}].name")
+        if name == "global" or any(c in name for c in "[]#;\n\r"):
+            raise SchemaError(f"job name {name!r} cannot be a job file section (no 'global', no []#; "
+                              "or line breaks)", file="fio job", field=f"jobs[{i}].name")
+        body = _check_section(name, options, name)
+        blocks.append("\n".join([f"[{name}]", *(_line(k, v) for k, v in body.items())]))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _line(key: str, value: str) -> str:
+    return key if value == "" and key in FLAGS else f"{key}={value}"
+

@@ -1,0 +1,272 @@
+"""The fio options iolab knows, and fio's own rules for reading their values.
+
+Three kinds of names appear in a fio job file or command line:
+
+- **modelled** job options (``MODELLED``): iolab reads them into :class:`~iolab.fio.FioJob`
+  fields (rw, bs, iodepth, numjobs, ...);
+- **known** job options (``KNOWN``): fio documents them but iolab does not model them; they
+  are accepted, kept in ``FioJob.options`` and listed in ``FioJob.ignored``;
+- **program** options (``PROGRAM``): fio's command-line switches (``--output-format``,
+  ``--eta``, ...), which are not job options at all.
+
+Anything else is not a fio option and is an error that names the nearest known option.
+
+Values follow fio's rules, not iolab's (CONTRACT.md, Units). Sizes and integers take fio's
+suffixes, whose meaning depends on ``kb_base`` as fio 3.x actually parses them: with the
+default ``kb_base=1024``, ``k``/``kb``/``K``/``KB`` (and ``Ki``) mean 1024 while ``KiB``
+means 1000; with ``kb_base=1000`` the meanings swap. (fio's HOWTO also lists ``ki``/``mi``
+as the swapped forms; fio itself only swaps the three-letter ``kib``/``mib``/... forms, and
+iolab follows fio.) Times are seconds unless suffixed (``us``, ``ms``, ``s``, ``m``, ``h``,
+``d``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import UnitError
+
+__all__ = [
+    "OptionSpec",
+    "MODELLED",
+    "KNOWN",
+    "FLAGS",
+    "ALIASES",
+    "PROGRAM",
+    "PROGRAM_FLAGS",
+    "SYNC_ENGINES",
+    "ENGINES",
+    "RW_MODES",
+    "canonical",
+    "is_job_option",
+    "takes_value",
+    "parse_fio_int",
+    "parse_fio_size",
+    "parse_fio_time",
+    "parse_fio_bool",
+]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One job option iolab models: fio's name, the value type, and what it means to iolab.
+
+    ``kind`` is one of ``str``, ``int`` (fio integer with size suffixes), ``size`` (bytes),
+    ``sizes`` (fio's ``read,write,trim`` list of sizes), ``ints`` (same list form of
+    integers), ``time`` (seconds), ``bool`` (0/1) or ``flag`` (set by its presence).
+    """
+
+    name: str
+    kind: str
+    meaning: str
+
+
+_MODELLED = [
+    OptionSpec("name", "str", "job name (the section name in a job file)"),
+    OptionSpec("description", "str", "free text"),
+    OptionSpec("kb_base", "int", "1024 (default) or 1000: how size suffixes are read"),
+    OptionSpec("rw", "str", "IO pattern: read, write, randread, randwrite, rw, randrw, trim, ..."),
+    OptionSpec("rwmixread", "int", "percent of reads in a mixed pattern (default 50)"),
+    OptionSpec("rwmixwrite", "int", "percent of writes in a mixed pattern"),
+    OptionSpec("bs", "sizes", "block size in bytes: read[,write[,trim]]"),
+    OptionSpec("iodepth", "int", "IOs kept in flight per job (asynchronous engines)"),
+    OptionSpec("numjobs", "int", "identical clones of the job"),
+    OptionSpec("ioengine", "str", "how IO is issued (psync, libaio, io_uring, ...)"),
+    OptionSpec("direct", "bool", "1 = O_DIRECT, bypass the page cache"),
+    OptionSpec("buffered", "bool", "the opposite of direct"),
+    OptionSpec("size", "size", "bytes of IO per job (its file set); a percentage is not modelled"),
+    OptionSpec("filesize", "size", "size of each file (a range lo-hi is read as its midpoint)"),
+    OptionSpec("nrfiles", "int", "files per job"),
+    OptionSpec("runtime", "time", "seconds the job runs at most"),
+    OptionSpec("ramp_time", "time", "seconds run before statistics are recorded"),
+    OptionSpec("time_based", "flag", "run for the whole runtime, looping over the files"),
+    OptionSpec("rate_iops", "ints", "IOPS cap per job: read[,write[,trim]]"),
+    OptionSpec("rate_process", "str", "linear (evenly spaced) or poisson arrivals under rate_iops"),
+    OptionSpec("directory", "str", "directory where the job's files are created"),
+    OptionSpec("filename", "str", "file or device name(s), ':'-separated"),
+    OptionSpec("stonewall", "flag", "wait for the jobs before it to finish, then start"),
+    OptionSpec("group_reporting", "flag", "report the jobs of a group as one"),
+]
+MODELLED: dict[str, OptionSpec] = {o.name: o for o in _MODELLED}
+
+# fio's aliases, mapped to the canonical name that iolab keys FioJob.options by.
+ALIASES: dict[str, str] = {
+    "readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "wait_for_previous": "stonewall",
+    "blocksize_range": "bsrange", "blockalign": "ba", "blocksize_unaligned": "bs_unaligned",
+    "iomem": "mem", "iomem_align": "mem_align", "io_limit": "io_size", "fill_fs": "fill_device",
+    "iodepth_batch_submit": "iodepth_batch", "iodepth_batch_complete": "iodepth_batch_complete_min",
+    "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time",
+    "disable_bw": "disable_bw_measurement", "proto": "protocol",
+}
+
+# Job options fio documents (fio 3.x HOWTO and ``fio --cmdhelp=all``) that iolab does not model.
+_KNOWN_TEXT = """
+allow_file_create allow_mounted_write allrandrepeat arguments atomic ba bindname
+block_error_percentiles bs_is_seq_rand bs_unaligned bsrange bssplit buffer_compress_chunk
+buffer_compress_percentage buffer_pattern busy_poll busy_wait_polling bwavgtime cgroup
+cgroup_nodelete cgroup_weight chunk_size clat_percentiles clientname clocksource clustername
+cmd_type cmdprio cmdprio_bssplit cmdprio_class cmdprio_percentage conf cont continue_on_error
+cpuchunks cpuload cpumask cpumode cpus_allowed cpus_allowed_policy create_fsync create_on_open
+create_only create_serialize cuda_io dataplacement dedupe_global dedupe_mode dedupe_percentage
+dedupe_working_set_percentage direct_write_to_pmem disable_bw_measurement disable_clat
+disable_lat disable_slat disk_util do_verify donorname end_fsync error_dump exec_postrun
+exec_prerun exit_on_io_done exit_what exitall exitall_on_error experimental_verify
+fadvise_hint fallocate fdatasync fdp fdp_pli fdp_pli_select file_append file_service_type
+filename_format fill_device fixedbufs flow flow_id flow_sleep force_async fsync fsync_on_close
+gid gpu_dev_ids grace_time gtod_cpu gtod_reduce hdfsdirectory hipri hipri_percentage hostname
+http_host http_mode http_pass http_s3_key http_s3_keyid http_s3_region
+http_s3_sse_customer_algorithm http_s3_sse_customer_key http_s3_storage_class
+http_swift_auth_token http_user http_verbose https hugepage-size ignore_error
+ignore_zone_limits inplace interface invalidate io_size io_submit_mode iodepth_batch
+iodepth_batch_complete_max iodepth_batch_complete_min iodepth_low iopsavgtime ioscheduler
+job_max_open_zones job_start_clock_id lat_percentiles latency_percentile latency_run
+latency_target latency_window listen lockfile lockmem log_alternate_epoch
+log_alternate_epoch_clock_id log_avg_msec log_compression log_compression_cpus log_entries
+log_hist_coarseness log_hist_msec log_issue_time log_max_value log_offset log_prio
+log_store_compressed log_unix_epoch loops max_latency max_open_zones mem mem_align
+merge_blktrace_file merge_blktrace_iters merge_blktrace_scalars mss namenode new_group nfs_url
+nice nodelay nonvectored norandommap nowait num_range numa_cpu_nodes numa_mem_policy
+number_ios object_class offset offset_align offset_increment opendir openfiles overwrite
+per_job_logs percentage_random percentile_list pingpong plid_select plids pool port pre_read
+prio prioclass profile program protocol random_distribution random_generator randrepeat
+randseed rate rate_cycle rate_ignore_thinktime rate_iops_min rate_min rbdname read_beyond_wp
+read_iolog read_iolog_chunked readfua refill_buffers registerfiles replay_align
+replay_no_stall replay_redirect replay_scale replay_skip replay_time_scale rw_sequencer
+rwmixcycle scramble_buffers serialize_overlap serverip sg_write_mode significant_figures
+skip_bad slat_percentiles softrandommap spr_num_regions spr_op sprandom sqthread_poll
+sqthread_poll_cpu startdelay stat_type stats std_redirect steadystate steadystate_duration
+steadystate_ramp_time stream_id sync sync_file_range thinkcycles thinktime thinktime_blocks
+thinktime_blocks_type thinktime_iotime thinktime_spin thread touch_objects trim_backlog
+trim_backlog_batch trim_percentage trim_verify_zero ttl uid unified_rw_reporting
+unique_filename unit_base unlink unlink_each_loop uri userspace_reap verb verify verify_async
+verify_async_cpus verify_backlog verify_backlog_batch verify_dump verify_fatal
+verify_interval verify_offset verify_only verify_pattern verify_state_load verify_state_save
+verify_write_sequence wait_for window_size write_barrier write_bw_log write_hint
+write_hist_log write_iolog write_iops_log write_lat_log writefua xnvme_admin xnvme_async
+xnvme_dev_nsid xnvme_iovec xnvme_sync zero_buffers zone_reset_frequency zone_reset_threshold
+zonecapacity zonemode zonerange zonesize zoneskip
+"""
+KNOWN: frozenset[str] = frozenset(_KNOWN_TEXT.split()) - set(MODELLED)
+
+# Options set by their mere presence (fio's "str_set" type); ``opt=0`` clears them.
+FLAGS: frozenset[str] = frozenset(
+    "time_based stonewall group_reporting norandommap bs_unaligned zero_buffers refill_buffers "
+    "fixedbufs registerfiles sqthread_poll hipri userspace_reap listen pingpong thread exitall "
+    "verify_only new_group exitall_on_error".split()
+)
+
+# fio's command-line switches (not job options); those in PROGRAM_FLAGS take no value.
+PROGRAM: frozenset[str] = frozenset(
+    "debug parse-only merge-blktrace-only output output-format bandwidth-log minimal "
+    "append-terse terse-version version help cpuclock-test crctest cmdhelp enghelp showcmd "
+    "readonly eta eta-interval eta-newline status-interval section alloc-size warnings-fatal "
+    "max-jobs server daemonize client remote-config idle-prof inflate-log trigger-file "
+    "trigger-timeout trigger trigger-remote aux-path latency-log".split()
+)
+PROGRAM_FLAGS: frozenset[str] = frozenset(
+    "parse-only merge-blktrace-only bandwidth-log minimal append-terse version help "
+    "cpuclock-test showcmd readonly warnings-fatal latency-log".split()
+)
+
+# Engines that complete each IO before issuing the next: one IO in flight per job,
+# whatever iodepth says.
+SYNC_ENGINES: frozenset[str] = frozenset(
+    "sync psync vsync pvsync pvsync2 mmap splice net netsplice cpuio falloc ftruncate e4defrag "
+    "filecreate filestat filedelete dircreate dirstat dirdelete exec http ime_psync ime_psyncv "
+    "pmemblk dev-dax libpmem".split()
+)
+ENGINES: frozenset[str] = SYNC_ENGINES | frozenset(
+    "io_uring io_uring_cmd libaio posixaio solarisaio windowsaio sg libzbc null rdma rados rbd "
+    "gfapi gfapi_async libhdfs mtd ime_aio libiscsi nbd libcufile dfs nfs xnvme guasi "
+    "librpma_apm_client librpma_apm_server librpma_gpspm_client librpma_gpspm_server".split()
+)
+
+RW_MODES: dict[str, str] = {
+    "read": "read", "write": "write", "trim": "trim", "randread": "randread",
+    "randwrite": "randwrite", "randtrim": "randtrim", "rw": "rw", "readwrite": "rw",
+    "randrw": "randrw", "trimwrite": "trimwrite", "randtrimwrite": "randtrimwrite",
+}
+
+
+def canonical(name: str) -> str:
+    """fio's canonical name for an option name or alias (unknown names come back unchanged)."""
+    return ALIASES.get(name, name)
+
+
+def is_job_option(name: str) -> bool:
+    """True when `name` (or an alias of it) is a fio job option, modelled or not."""
+    name = canonical(name)
+    return name in MODELLED or name in KNOWN
+
+
+def takes_value(name: str) -> bool:
+    """False for options set by their presence alone (``time_based``, ``--minimal``)."""
+    name = canonical(name)
+    return name not in FLAGS and name not in PROGRAM_FLAGS
+
+
+_INT_RE = re.compile(r"^(?P<num>0[xX][0-9a-fA-F]+|\d+)(?P<suffix>[A-Za-z]*)$")
+_POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+_TIME_RE = re.compile(r"^(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]*)$")
+_TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6,
+         "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_fio_int(text: str, kb_base: int = 1024) -> int:
+    """Read a fio integer with an optional unit suffix, as fio does (see the module text).
+
+    ``0x`` prefixes hexadecimal. Suffixes are case-insensitive: ``k m g t p`` with an
+    optional ``b``, the IEC forms ``kib mib ...`` whose base is swapped by ``kb_base``, and
+    ``b`` alone (bytes). Fractions such as ``1.5k`` are refused: fio would silently read 1.
+
+    Raises UnitError on anything else.
+    """
+    raw = text
+    text = text.strip()
+    m = _INT_RE.match(text)
+    if not m:
+        if re.match(r"^\d+\.\d", text):
+            raise UnitError(f"{raw!r}: fio reads no fractions here (it would take {text.split('.')[0]}); "
+                            "write a whole number such as 1536 or 1536k")
+        raise UnitError(f"{raw!r} is not a fio integer/size (examples: 4096, 4k, 1m, 4KiB, 0x1000)")
+    num = int(m.group("num"), 0)
+    suffix = m.group("suffix").lower()
+    if suffix in ("", "b"):
+        return num
+    prefix, rest = suffix[0], suffix[1:]
+    if prefix not in _POW or rest not in ("", "b", "i", "ib"):
+        raise UnitError(f"{raw!r}: unknown unit {m.group('suffix')!r} (fio units: k, m, g, t, p, "
+                        "with an optional B, or KiB, MiB, ...)")
+    swapped = rest == "ib"  # fio swaps only the three-letter IEC forms
+    base = kb_base if not swapped else (1000 if kb_base == 1024 else 1024)
+    return num * base ** _POW[prefix]
+
+
+def parse_fio_size(text: str, kb_base: int = 1024) -> int:
+    """Read a fio size into bytes (same rules as :func:`parse_fio_int`); raises UnitError."""
+    return parse_fio_int(text, kb_base)
+
+
+def parse_fio_time(text: str) -> float:
+    """Read a fio time into seconds: a bare number is seconds; suffixes d, h, m, s, ms, us.
+
+    Suffixes are case-insensitive (``1M`` is one minute, as in fio). Raises UnitError.
+    """
+    raw = text
+    m = _TIME_RE.match(text.strip())
+    unit = m.group("unit").lower() if m else ""
+    if not m or unit not in _TIME:
+        raise UnitError(f"{raw!r} is not a fio time (examples: 30, 500ms, 250us, 10m, 1h)")
+    return float(m.group("num")) * _TIME[unit]
+
+
+def parse_fio_bool(text: str) -> bool:
+    """Read a fio boolean: ``1`` or ``0`` (fio refuses ``true``, and a bool without a value).
+
+    Raises UnitError on anything else.
+    """
+    value = text.strip()
+    if value in ("1", "0"):
+        return value == "1"
+    raise UnitError(f"{text!r} is not a fio boolean (use 1 or 0)")
