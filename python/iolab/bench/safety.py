@@ -1,0 +1,403 @@
+"""What a benchmark may write, decided before fio starts (CONTRACT.md, bench).
+
+The rules:
+
+- A run writes only to files it creates itself in a directory it is given, and removes
+  them afterwards (:class:`Workspace`).
+- Any write (rw = write, randwrite, rw/readwrite, randrw, trim, randtrim, trimwrite, or a
+  ``verify`` option) to an existing file, a block or character device, or a path outside
+  the target directory is refused with :class:`~iolab.errors.SafetyError` (exit 3) unless
+  ``destructive`` is set.
+- A block device that is mounted, used as swap, or whose partitions or holders (LVM, dm,
+  md) are mounted is refused for writes even when ``destructive`` is set.
+- Deleting or truncating counts as writing: the ``unlink``/``unlink_each_loop`` options and
+  the ioengines in :data:`DESTRUCTIVE_ENGINES`.
+- Options that make fio write or run something elsewhere (``write_*_log``,
+  ``write_iolog``, ``exec_prerun``/``exec_postrun``, ``opendir``) and ioengines that do not
+  act on the named files are treated like writes to a path iolab did not create.
+- Symlinks are resolved before any check; paths may hold spaces or shell characters (fio
+  runs without a shell, in the target directory, so the path never enters a job file).
+
+Reading the machine (file kinds, the mount table, ``/proc/swaps``, ``/sys/class/block``)
+goes through :class:`Probe`; :class:`FakeProbe` stands in for it in tests.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..errors import InputError, SafetyError
+
+__all__ = [
+    "WRITE_MODES",
+    "FILE_ENGINES",
+    "DESTRUCTIVE_ENGINES",
+    "Mount",
+    "parse_mounts",
+    "mount_of",
+    "Probe",
+    "SystemProbe",
+    "FakeProbe",
+    "Target",
+    "inspect_target",
+    "job_writes",
+    "check_jobs",
+    "Workspace",
+]
+
+#: fio ``rw`` values that write (or trim) data.
+WRITE_MODES = frozenset({"write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite"})
+
+#: ioengines that only touch the files a job names; any other engine that writes is refused
+#: without ``destructive`` because iolab cannot tell what it touches.
+FILE_ENGINES = frozenset({
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "libaio", "posixaio",
+    "mmap", "splice", "null", "falloc", "ftruncate", "filecreate", "filestat",
+})
+
+#: ioengines that create, delete, truncate or allocate files whatever ``rw`` says.
+DESTRUCTIVE_ENGINES = frozenset({"filedelete", "dirdelete", "ftruncate", "falloc", "filecreate", "dircreate"})
+
+#: job options that write files or run programs outside the files a job names.
+_ELSEWHERE = ("write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
+              "write_iolog", "exec_prerun", "exec_postrun", "opendir")
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One line of ``/proc/self/mounts``: device (``source``), mount point, type, options."""
+
+    source: str
+    mountpoint: str
+    fstype: str
+    options: str
+
+
+def _unescape(text: str) -> str:
+    # the kernel writes space, tab, newline and backslash in mount fields as octal escapes
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
+
+
+def parse_mounts(text: str) -> list[Mount]:
+    """Parse the text of ``/proc/self/mounts`` (or ``/proc/mounts``); bad lines are skipped."""
+    mounts = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 4:
+            mounts.append(Mount(*(_unescape(p) for p in parts[:4])))
+    return mounts
+
+
+def mount_of(path: Path, mounts: Sequence[Mount]) -> Mount | None:
+    """The mount holding `path` (the longest mount point that is a prefix; the last one wins)."""
+    best: Mount | None = None
+    text = str(path)
+    for m in mounts:
+        mp = m.mountpoint.rstrip("/") or "/"
+        if text == mp or text.startswith(mp + "/") or mp == "/":
+            if best is None or len(mp) >= len(best.mountpoint.rstrip("/") or "/"):
+                best = m
+    return best
+
+
+class Probe(Protocol):
+    """Reads what the safety rules need from the machine."""
+
+    def kind(self, path: Path) -> str:
+        """``directory``, ``file``, ``block``, ``char``, ``other`` or ``missing``."""
+
+    def mounts(self) -> str:
+        """The text of ``/proc/self/mounts`` ('' when unreadable)."""
+
+    def swaps(self) -> str:
+        """The text of ``/proc/swaps`` ('' when unreadable)."""
+
+    def family(self, device: Path) -> set[Path]:
+        """`device` with its partitions and holders, recursively (``/dev/NAME`` paths)."""
+
+
+class SystemProbe:
+    """The real machine: ``os.stat``, ``/proc`` and ``/sys/class/block``."""
+
+    def kind(self, path: Path) -> str:
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            return "missing"
+        except OSError:
+            return "other"
+        if stat.S_ISDIR(mode):
+            return "directory"
+        if stat.S_ISREG(mode):
+            return "file"
+        if stat.S_ISBLK(mode):
+            return "block"
+        if stat.S_ISCHR(mode):
+            return "char"
+        return "other"
+
+    def _read(self, path: str) -> str:
+        try:
+            return Path(path).read_text()
+        except OSError:
+            return ""
+
+    def mounts(self) -> str:
+        return self._read("/proc/self/mounts")
+
+    def swaps(self) -> str:
+        return self._read("/proc/swaps")
+
+    def family(self, device: Path) -> set[Path]:
+        found = {device}
+        todo = [device.name]
+        seen: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            base = Path("/sys/class/block") / name
+            children = []
+            try:
+                children += [p.name for p in base.iterdir() if (p / "partition").exists()]
+            except OSError:
+                pass
+            try:
+                children += [p.name for p in (base / "holders").iterdir()]
+            except OSError:
+                pass
+            for child in children:
+                found.add(Path("/dev") / child)
+                todo.append(child)
+        return found
+
+
+@dataclass
+class FakeProbe:
+    """A machine described in memory: kinds by path (others are read from disk), tables as text."""
+
+    kinds: dict[str, str] = field(default_factory=dict)
+    mount_text: str = ""
+    swap_text: str = ""
+    families: dict[str, set[str]] = field(default_factory=dict)
+
+    def kind(self, path: Path) -> str:
+        if str(path) in self.kinds:
+            return self.kinds[str(path)]
+        return SystemProbe().kind(path)
+
+    def mounts(self) -> str:
+        return self.mount_text
+
+    def swaps(self) -> str:
+        return self.swap_text
+
+    def family(self, device: Path) -> set[Path]:
+        return {device, *(Path(p) for p in self.families.get(str(device), ()))}
+
+
+@dataclass(frozen=True)
+class Target:
+    """The path a run is aimed at, symlinks resolved.
+
+    ``kind`` is ``directory`` (fio creates its files there), ``file`` or ``block``/``char``
+    (fio uses the path itself). ``given`` is the path as the user wrote it.
+    """
+
+    given: str
+    path: Path
+    kind: str
+
+    @property
+    def is_directory(self) -> bool:
+        return self.kind == "directory"
+
+
+def inspect_target(given: str | os.PathLike[str], probe: Probe | None = None) -> Target:
+    """Resolve `given` (following symlinks) and find what it is.
+
+    Raises InputError (field ``--target``) when the path does not exist or is neither a
+    directory, a regular file nor a device.
+    """
+    probe = probe or SystemProbe()
+    text = os.fspath(given)
+    path = Path(os.path.realpath(os.path.expanduser(text)))
+    kind = probe.kind(path)
+    if kind == "missing":
+        raise InputError(f"{text!r} does not exist: create the directory first (fio writes its files there)",
+                         field="--target")
+    if kind == "other":
+        raise InputError(f"{text!r} is neither a directory, a regular file nor a device", field="--target")
+    return Target(text, path, kind)
+
+
+def _opt(job: Any, name: str) -> Any:
+    options: Mapping[str, Any] = getattr(job, "options", None) or {}
+    value = getattr(job, name, None)
+    return value if value is not None else options.get(name)
+
+
+def _truthy(value: Any) -> bool:
+    return value is not None and str(value).strip().lower() not in ("0", "none", "false", "no")
+
+
+def job_writes(job: Any) -> bool:
+    """True when the fio job changes data: its rw mode writes or trims, it verifies, it
+    unlinks its files, or its ioengine creates, deletes or truncates files."""
+    rw = str(_opt(job, "rw") or "read").split(":")[0].strip().lower()
+    engine = str(_opt(job, "ioengine") or "psync").strip().lower()
+    options: Mapping[str, Any] = getattr(job, "options", None) or {}
+    return (rw in WRITE_MODES or _truthy(options.get("verify"))
+            or any(_truthy(options.get(o)) for o in ("unlink", "unlink_each_loop"))
+            or engine in DESTRUCTIVE_ENGINES)
+
+
+def _split_filenames(value: str) -> list[str]:
+    # fio separates several files with ':' and escapes a literal one as '\:'
+    parts = re.split(r"(?<!\\):", value)
+    return [p.replace("\\:", ":") for p in parts if p]
+
+
+def _mounted_reason(device: Path, probe: Probe) -> str | None:
+    family = probe.family(device)
+    mounts = parse_mounts(probe.mounts())
+    for m in mounts:
+        if m.source.startswith("/"):
+            src = Path(os.path.realpath(m.source))
+            if src in family:
+                what = "it" if src == device else str(src)
+                return f"{what} is mounted at {m.mountpoint}"
+    for line in probe.swaps().splitlines()[1:]:
+        parts = line.split()
+        if parts and parts[0].startswith("/"):
+            src = Path(os.path.realpath(parts[0]))
+            if src in family:
+                what = "it" if src == device else str(src)
+                return f"{what} is in use as swap"
+    return None
+
+
+def _job_paths(job: Any, target: Target) -> list[Path]:
+    """The explicit paths a job names (resolved): the target itself for a file or device."""
+    if not target.is_directory:
+        return [target.path]
+    filename = _opt(job, "filename")
+    if not filename:
+        return []
+    return [Path(os.path.realpath(target.path / name)) for name in _split_filenames(str(filename))]
+
+
+def check_jobs(target: Target, jobs: Iterable[Any], *, destructive: bool = False,
+               probe: Probe | None = None) -> list[Path]:
+    """Apply the safety rules to `jobs` run against `target`; return the new paths named.
+
+    The returned paths are explicit ``filename=`` paths that do not exist yet: fio will
+    create them, and the run must remove them afterwards. Raises SafetyError (exit 3) when
+    a rule refuses the run; nothing has been touched then.
+    """
+    probe = probe or SystemProbe()
+    created: list[Path] = []
+    for job in jobs:
+        name = getattr(job, "name", "job")
+        writes = job_writes(job)
+        options: Mapping[str, Any] = getattr(job, "options", None) or {}
+        engine = str(_opt(job, "ioengine") or "psync").strip().lower()
+        if writes and not destructive and engine not in FILE_ENGINES:
+            raise SafetyError(
+                f"job {name!r}: ioengine {engine!r} may write outside the files iolab creates; "
+                "use a file ioengine (psync, libaio, io_uring, ...) or pass --destructive")
+        for option in _ELSEWHERE:
+            if option in options and not destructive:
+                raise SafetyError(
+                    f"job {name!r}: option {option!r} makes fio write or run something outside "
+                    "the files iolab creates; remove it or pass --destructive")
+        for path in _job_paths(job, target):
+            kind = probe.kind(path)
+            if kind in ("block", "char"):
+                if not writes:
+                    continue
+                if kind == "block":
+                    reason = _mounted_reason(path, probe)
+                    if reason:
+                        raise SafetyError(
+                            f"job {name!r} writes to block device {path} but {reason}: refused "
+                            "even with --destructive (unmount it first)")
+                if not destructive:
+                    raise SafetyError(
+                        f"job {name!r} writes to device {path}: that destroys the data on it; "
+                        "pass --destructive if you mean it")
+            elif kind == "file":
+                if writes and not destructive:
+                    raise SafetyError(
+                        f"job {name!r} writes to existing file {path}, which iolab did not create; "
+                        "aim --target at a directory (iolab creates its own files there) "
+                        "or pass --destructive")
+            elif kind == "directory":
+                raise InputError(f"job {name!r}: filename {path} is a directory", field="filename")
+            elif kind == "missing":
+                if target.is_directory and target.path not in path.parents:
+                    if writes and not destructive:
+                        raise SafetyError(
+                            f"job {name!r}: filename {path} lies outside the target directory "
+                            f"{target.path}; refused without --destructive")
+                created.append(path)
+            else:
+                if writes and not destructive:
+                    raise SafetyError(f"job {name!r}: {path} is not a regular file; refused without --destructive")
+    return created
+
+
+class Workspace:
+    """The files one run creates in its target directory; :meth:`cleanup` removes them.
+
+    fio names every file it lays out ``iolab-<token>.<job>.<clone>.<file>`` (through
+    ``filename_format``), so the files are known to be the run's own. Paths named
+    explicitly that did not exist before the run (``created``) are removed as well.
+    """
+
+    def __init__(self, target: Target, created: Sequence[Path] = (), token: str | None = None):
+        self.target = target
+        self.token = token or secrets.token_hex(4)
+        self.created = list(created)
+
+    @property
+    def prefix(self) -> str:
+        return f"iolab-{self.token}."
+
+    @property
+    def filename_format(self) -> str:
+        """fio's ``filename_format`` for the run's files (relative: fio runs in the target)."""
+        return self.prefix + "$jobname.$jobnum.$filenum"
+
+    def files(self) -> list[Path]:
+        """The run's files present now."""
+        found = list(self.created_present())
+        if self.target.is_directory:
+            try:
+                found += sorted(p for p in self.target.path.iterdir()
+                                if p.name.startswith(self.prefix) and not p.is_dir())
+            except OSError:
+                pass
+        return found
+
+    def created_present(self) -> Iterable[Path]:
+        return (p for p in self.created if os.path.lexists(p))
+
+    def cleanup(self) -> list[Path]:
+        """Remove the run's files; returns those removed. Never touches anything else."""
+        removed = []
+        for path in self.files():
+            try:
+                path.unlink()
+                removed.append(path)
+            except FileNotFoundError:
+                pass
+        return removed

@@ -1,0 +1,337 @@
+"""The results database: every run, its jobs and measurements, in SQLite.
+
+One run is written in one transaction, at its end, so a run killed at any moment leaves
+either all its rows or none. The schema carries its version (table ``schema_version``);
+:data:`MIGRATIONS` brings an older database up to date when it is opened.
+
+Tables: ``runs`` (what ran, where, when, status), ``run_hosts`` (each host of a
+multi-host run and its status), ``jobs`` (per job, per host), ``measurements`` (one figure
+each: scope, direction, metric, value, unit), ``sweeps`` (runs grouped as a curve).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, RunError
+from .record import LATENCY_KEYS, Figures, HostMeasure, JobMeasure, Measured, RunRecord
+
+__all__ = ["SCHEMA_VERSION", "MIGRATIONS", "default_path", "RunSummary", "ResultsStore"]
+
+_V1 = """
+CREATE TABLE sweeps (
+    id INTEGER PRIMARY KEY,
+    created TEXT NOT NULL,
+    axes TEXT NOT NULL,               -- JSON: {"iodepth": [1, 2, 4]}
+    knee TEXT                         -- JSON: the knee point's params, or null
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'interrupted')),
+    started TEXT NOT NULL,            -- ISO 8601, UTC
+    ended TEXT NOT NULL,
+    jobfile TEXT NOT NULL,            -- the exact job file fio ran
+    fio_argv TEXT NOT NULL,           -- JSON list
+    fio_version TEXT,
+    host TEXT,
+    kernel TEXT,
+    target TEXT,
+    fstype TEXT,
+    mount_options TEXT,
+    params TEXT NOT NULL DEFAULT '{}',  -- JSON: the sweep point
+    sweep_id INTEGER REFERENCES sweeps(id) ON DELETE SET NULL,
+    scenario TEXT,
+    predicted TEXT,                   -- JSON or null
+    error TEXT
+);
+CREATE TABLE run_hosts (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT,
+    PRIMARY KEY (run_id, position)
+);
+CREATE TABLE jobs (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    host TEXT
+);
+CREATE TABLE measurements (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    job_id INTEGER REFERENCES jobs(id) ON DELETE CASCADE,   -- null: a run or host total
+    host TEXT,                                               -- null: across hosts
+    direction TEXT NOT NULL CHECK (direction IN ('total', 'read', 'write')),
+    metric TEXT NOT NULL,             -- iops | bandwidth | latency.mean | latency.p99 ...
+    value REAL NOT NULL,
+    unit TEXT NOT NULL                -- ops/s | B/s | s
+);
+CREATE INDEX measurements_run ON measurements(run_id);
+CREATE INDEX jobs_run ON jobs(run_id);
+CREATE INDEX runs_sweep ON runs(sweep_id);
+"""
+
+#: schema scripts by the version they produce; version N runs on a database at N - 1.
+MIGRATIONS: dict[int, str] = {1: _V1}
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+def default_path() -> Path:
+    """``results.db`` in the user's data directory (platformdirs; honours XDG_DATA_HOME)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("iolab")) / "results.db"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A line of ``iolab results list``."""
+
+    run_id: int
+    status: str
+    started: str
+    target: str | None
+    host: str | None
+    sweep_id: int | None
+    params: Mapping[str, Any]
+    jobs: str
+    iops: float | None
+    bandwidth: float | None
+    latency_mean: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "status": self.status, "started": self.started,
+                "target": self.target, "host": self.host, "sweep_id": self.sweep_id,
+                "params": dict(self.params), "jobs": self.jobs.split("\n") if self.jobs else [],
+                "iops": self.iops, "bandwidth": self.bandwidth,
+                "latency": {"mean": self.latency_mean} if self.latency_mean is not None else {}}
+
+
+_UNITS = {"iops": "ops/s", "bandwidth": "B/s"}
+
+
+def _rows(measured: Measured, run_id: int, job_id: int | None, host: str | None) -> Iterator[tuple]:
+    for direction, fig in measured.directions().items():
+        yield (run_id, job_id, host, direction, "iops", fig.iops, "ops/s")
+        yield (run_id, job_id, host, direction, "bandwidth", fig.bandwidth, "B/s")
+        for key in LATENCY_KEYS:
+            if key in fig.latency and fig.latency[key] is not None:
+                yield (run_id, job_id, host, direction, f"latency.{key}", fig.latency[key], "s")
+
+
+def _measured(rows: Iterable[sqlite3.Row]) -> Measured | None:
+    parts: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        part = parts.setdefault(r["direction"], {"iops": 0.0, "bandwidth": 0.0, "latency": {}})
+        metric = r["metric"]
+        if metric.startswith("latency."):
+            part["latency"][metric.split(".", 1)[1]] = r["value"]
+        else:
+            part[metric] = r["value"]
+    if "total" not in parts:
+        return None
+    figs = {k: Figures(v["iops"], v["bandwidth"], v["latency"]) for k, v in parts.items()}
+    return Measured(figs["total"], figs.get("read"), figs.get("write"))
+
+
+class ResultsStore:
+    """A results database at `path` (created with its directory when missing).
+
+    Raises RunError when the file is not a database iolab can use (another program's file,
+    a newer schema than this iolab knows).
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None):
+        self.path = Path(path) if path is not None else default_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        except (OSError, sqlite3.Error) as e:
+            raise RunError(f"cannot open results database {self.path}: {e}") from e
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA foreign_keys = ON")
+        try:
+            self._migrate()
+        except sqlite3.DatabaseError as e:
+            self._db.close()
+            raise RunError(f"{self.path} is not an iolab results database: {e}") from e
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    @property
+    def version(self) -> int:
+        """The schema version of the open database (0 for an empty file)."""
+        try:
+            row = self._db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        except sqlite3.OperationalError:
+            return 0
+        return int(row[0] or 0)
+
+    def _migrate(self) -> None:
+        with self._transaction() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied TEXT NOT NULL)")
+            current = self.version
+            if current > SCHEMA_VERSION:
+                raise RunError(f"{self.path} has schema version {current}; this iolab knows up to "
+                               f"{SCHEMA_VERSION}: upgrade iolab")
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, _now()))
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def new_sweep(self, axes: Mapping[str, Sequence[Any]]) -> int:
+        """Create a sweep (its own small transaction) and return its id."""
+        with self._transaction() as db:
+            cur = db.execute("INSERT INTO sweeps (created, axes) VALUES (?, ?)",
+                             (_now(), json.dumps({k: list(v) for k, v in axes.items()})))
+            return int(cur.lastrowid)
+
+    def set_knee(self, sweep_id: int, knee: Mapping[str, Any] | None) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE sweeps SET knee = ? WHERE id = ?", (json.dumps(knee), sweep_id))
+
+    def save(self, record: RunRecord) -> int:
+        """Write one run with all its jobs and measurements in one transaction; returns its id."""
+        with self._transaction() as db:
+            cur = db.execute(
+                "INSERT INTO runs (status, started, ended, jobfile, fio_argv, fio_version, host, kernel,"
+                " target, fstype, mount_options, params, sweep_id, scenario, predicted, error)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.status, record.started, record.ended, record.jobfile, json.dumps(list(record.fio_argv)),
+                 record.fio_version, record.host, record.kernel, record.target, record.fstype,
+                 record.mount_options, json.dumps(dict(record.params)), record.sweep_id, record.scenario,
+                 None if record.predicted is None else json.dumps(record.predicted), record.error))
+            run_id = int(cur.lastrowid)
+            if record.measured is not None:
+                db.executemany("INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               _rows(record.measured, run_id, None, None))
+            for pos, h in enumerate(record.hosts):
+                db.execute("INSERT INTO run_hosts VALUES (?, ?, ?, ?, ?)", (run_id, pos, h.host, h.status, h.error))
+                if h.measured is not None:
+                    db.executemany("INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                   _rows(h.measured, run_id, None, h.host))
+            for pos, job in enumerate(record.jobs):
+                jcur = db.execute("INSERT INTO jobs (run_id, position, name, host) VALUES (?, ?, ?, ?)",
+                                  (run_id, pos, job.name, job.host))
+                db.executemany("INSERT INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               _rows(job.measured, run_id, int(jcur.lastrowid), job.host))
+        return run_id
+
+    def delete(self, run_id: int) -> None:
+        """Delete a run and everything stored with it. Raises InputError for an unknown id."""
+        with self._transaction() as db:
+            if db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
+                raise InputError(f"no run with id {run_id} in {self.path}", field="ID")
+            db.execute("DELETE FROM sweeps WHERE id NOT IN (SELECT sweep_id FROM runs WHERE sweep_id IS NOT NULL)")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def ids(self) -> list[int]:
+        return [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY id")]
+
+    def summaries(self, *, sweep_id: int | None = None, limit: int | None = None) -> list[RunSummary]:
+        """Runs newest first (all of a sweep when `sweep_id` is given), with their totals."""
+        where, args = ("WHERE r.sweep_id = ?", [sweep_id]) if sweep_id is not None else ("", [])
+        sql = (
+            "SELECT r.id, r.status, r.started, r.target, r.host, r.sweep_id, r.params,"
+            " (SELECT group_concat(name, char(10)) FROM (SELECT DISTINCT name FROM jobs j"
+            "   WHERE j.run_id = r.id ORDER BY position)) AS jobnames,"
+            " (SELECT value FROM measurements m WHERE m.run_id = r.id AND m.job_id IS NULL AND m.host IS NULL"
+            "   AND m.direction = 'total' AND m.metric = 'iops') AS iops,"
+            " (SELECT value FROM measurements m WHERE m.run_id = r.id AND m.job_id IS NULL AND m.host IS NULL"
+            "   AND m.direction = 'total' AND m.metric = 'bandwidth') AS bw,"
+            " (SELECT value FROM measurements m WHERE m.run_id = r.id AND m.job_id IS NULL AND m.host IS NULL"
+            "   AND m.direction = 'total' AND m.metric = 'latency.mean') AS lat"
+            f" FROM runs r {where} ORDER BY r.id DESC"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return [RunSummary(r["id"], r["status"], r["started"], r["target"], r["host"], r["sweep_id"],
+                           json.loads(r["params"]), r["jobnames"] or "", r["iops"], r["bw"], r["lat"])
+                for r in self._db.execute(sql, args)]
+
+    def load(self, run_id: int) -> RunRecord:
+        """The full record of a run. Raises InputError for an unknown id."""
+        r = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if r is None:
+            raise InputError(f"no run with id {run_id} in {self.path}", field="ID")
+        rows = self._db.execute("SELECT * FROM measurements WHERE run_id = ?", (run_id,)).fetchall()
+        by_job: dict[int | None, list[sqlite3.Row]] = {}
+        for m in rows:
+            key = m["job_id"] if m["job_id"] is not None else (None if m["host"] is None else m["host"])
+            by_job.setdefault(key, []).append(m)
+        jobs = tuple(
+            JobMeasure(j["name"], _measured(by_job.get(j["id"], ())) or Measured(Figures(0.0, 0.0)), j["host"])
+            for j in self._db.execute("SELECT * FROM jobs WHERE run_id = ? ORDER BY position", (run_id,))
+        )
+        hosts = tuple(
+            HostMeasure(h["host"], h["status"], _measured(by_job.get(h["host"], ())), h["error"])
+            for h in self._db.execute("SELECT * FROM run_hosts WHERE run_id = ? ORDER BY position", (run_id,))
+        )
+        return RunRecord(
+            status=r["status"], started=r["started"], ended=r["ended"], jobfile=r["jobfile"],
+            fio_argv=tuple(json.loads(r["fio_argv"])), fio_version=r["fio_version"], host=r["host"],
+            kernel=r["kernel"], target=r["target"], fstype=r["fstype"], mount_options=r["mount_options"],
+            measured=_measured(by_job.get(None, ())), jobs=jobs, hosts=hosts,
+            params=json.loads(r["params"]), predicted=None if r["predicted"] is None else json.loads(r["predicted"]),
+            scenario=r["scenario"], error=r["error"], sweep_id=r["sweep_id"], run_id=r["id"],
+        )
+
+    def sweep(self, sweep_id: int) -> dict[str, Any]:
+        """A sweep's axes and knee. Raises InputError for an unknown id."""
+        r = self._db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
+        if r is None:
+            raise InputError(f"no sweep with id {sweep_id} in {self.path}", field="--sweep-id")
+        return {"sweep_id": r["id"], "created": r["created"], "axes": json.loads(r["axes"]),
+                "knee": None if r["knee"] is None else json.loads(r["knee"])}
+
+    def measurement_rows(self, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Flat rows (one per figure) for export: run, job, host, direction, metric, value, unit."""
+        sql = ("SELECT m.run_id, r.status, r.started, r.target, r.sweep_id, r.params, j.name AS job,"
+               " m.host, m.direction, m.metric, m.value, m.unit FROM measurements m"
+               " JOIN runs r ON r.id = m.run_id LEFT JOIN jobs j ON j.id = m.job_id")
+        args: list[Any] = []
+        if run_ids:
+            sql += f" WHERE m.run_id IN ({','.join('?' * len(run_ids))})"
+            args = list(run_ids)
+        sql += " ORDER BY m.run_id, j.position, m.host, m.rowid"
+        return [dict(r) for r in self._db.execute(sql, args)]
+
+    def integrity(self) -> str:
+        """SQLite's ``PRAGMA integrity_check`` answer (``ok`` when sound)."""
+        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
