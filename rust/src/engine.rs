@@ -1,0 +1,551 @@
+//! The event loop of one replication.
+//!
+//! An IO is a *thread* walking its class's instructions with its own clock `tl`. Steps that
+//! touch nothing shared (a delay, joining a fork) advance `tl` at once; steps whose order
+//! matters (arriving at a cap, taking or giving back a slot, completing) wait until the
+//! simulation clock reaches `tl`, as an event in a binary heap. Times are integer
+//! nanoseconds; ties break by thread number, so a run is a pure function of its seed.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::cache::HostCache;
+use crate::cap::CapServer;
+use crate::histogram::Histogram;
+use crate::input::Pick;
+use crate::program::{DelayKind, Op, Program};
+use crate::rng::Rng;
+use crate::series::Series;
+
+const NONE: u32 = u32::MAX;
+const ARRIVAL: u32 = 1 << 31;
+/// Most threads (IOs and fork branches) alive at once before a run stops as overloaded.
+pub const MAX_LIVE: usize = 4_000_000;
+/// Events between two looks at the cancel flag (and two progress updates).
+const CHECK_EVERY: u64 = 4096;
+
+const ROOT: u8 = 0;
+const BRANCH: u8 = 1;
+const BACKGROUND: u8 = 2;
+
+/// Why a run stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The requested number of IOs was measured.
+    Ios,
+    /// The requested measured duration was reached.
+    Duration,
+    /// The cancel flag was set.
+    Cancelled,
+    /// More than [`MAX_LIVE`] IOs were in flight: the offered load exceeds the network.
+    Overload,
+}
+
+/// Shared with the caller while runs go on: a cancel flag, the count of measured IOs over
+/// all replications, and each replication's progress as a fraction (f64 bits).
+#[derive(Debug, Default)]
+pub struct Control {
+    pub cancel: AtomicBool,
+    pub ios: AtomicU64,
+    pub fractions: Vec<AtomicU64>,
+}
+
+impl Control {
+    pub fn new(replications: usize) -> Self {
+        Control {
+            cancel: AtomicBool::new(false),
+            ios: AtomicU64::new(0),
+            fractions: (0..replications).map(|_| AtomicU64::new(0f64.to_bits())).collect(),
+        }
+    }
+
+    /// Progress of all replications, 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        if self.fractions.is_empty() {
+            return 0.0;
+        }
+        let s: f64 = self.fractions.iter().map(|f| f64::from_bits(f.load(Ordering::Relaxed))).sum();
+        s / self.fractions.len() as f64
+    }
+}
+
+/// When a replication stops: after `ios` measured IOs or at `duration` ns after the ramp.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub ramp: u64,
+    pub ios: Option<u64>,
+    pub duration: Option<u64>,
+    pub interval: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Thread {
+    pc: u32,
+    parent: u32,
+    remaining: u32,
+    class: u32,
+    kind: u8,
+    start: u64,
+    tl: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct JobState {
+    busy: u64,
+    backlog: u64,
+    cursor: u64,
+    arrivals: u64,
+}
+
+/// A slot limit during a run, with its measurements after the ramp.
+#[derive(Debug, Clone, Default)]
+pub struct SlotState {
+    free: u64,
+    queue: VecDeque<u32>,
+    in_use: u64,
+    last: u64,
+    /// Slot-nanoseconds in use, ns waited by IOs queued after the ramp, and entries.
+    pub area: u128,
+    pub waited: u128,
+    pub entries: u64,
+}
+
+/// What one replication measured.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    pub seed: u64,
+    pub stop: Stop,
+    /// Measured nanoseconds (from the end of the ramp to the stop).
+    pub measured: u64,
+    pub classes: Vec<Histogram>,
+    pub series: Series,
+    pub caps: Vec<CapServer>,
+    /// Busy ns of each cap in the measured period.
+    pub busy: Vec<f64>,
+    pub slots: Vec<SlotState>,
+    pub caches: Vec<(u64, u64)>,
+}
+
+pub struct Engine<'p> {
+    p: &'p Program,
+    limits: Limits,
+    seed: u64,
+    rng: Rng,
+    now: u64,
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    threads: Vec<Thread>,
+    free: Vec<u32>,
+    stack: Vec<u32>,
+    caps: Vec<CapServer>,
+    slots: Vec<SlotState>,
+    caches: Vec<HostCache>,
+    turns: Vec<u64>,
+    perms: Vec<Vec<u32>>,
+    jobs: Vec<JobState>,
+    hist: Vec<Histogram>,
+    counted: u64,
+    series: Series,
+}
+
+impl<'p> Engine<'p> {
+    pub fn new(p: &'p Program, limits: Limits, seed: u64) -> Self {
+        Engine {
+            p,
+            limits,
+            seed,
+            rng: Rng::new(seed),
+            now: 0,
+            heap: BinaryHeap::new(),
+            threads: Vec::new(),
+            free: Vec::new(),
+            stack: Vec::new(),
+            caps: p.caps.iter().map(|c| CapServer::new(c, limits.ramp)).collect(),
+            slots: p
+                .slots
+                .iter()
+                .map(|s| SlotState { free: s.slots, last: limits.ramp, ..Default::default() })
+                .collect(),
+            caches: p.caches.iter().map(|c| HostCache::new(c, &p.jobs)).collect(),
+            turns: vec![0; p.turns],
+            perms: p.forks.iter().map(|f| (0..f.starts.len() as u32).collect()).collect(),
+            jobs: vec![JobState::default(); p.jobs.len()],
+            hist: vec![Histogram::new(); p.classes.len()],
+            counted: 0,
+            series: Series::new(limits.ramp, limits.interval),
+        }
+    }
+
+    /// Runs until the limits, the cancel flag or an overload stop it. `rep` is this
+    /// replication's index in `control.fractions`.
+    pub fn run(mut self, control: &Control, rep: usize) -> RunResult {
+        for j in 0..self.p.jobs.len() {
+            let job = &self.p.jobs[j];
+            match job.rate {
+                Some(rate) => {
+                    let first = if job.poisson { (self.rng.exp1() / rate).round() as u64 } else { 0 };
+                    self.heap.push(Reverse((first, ARRIVAL | j as u32)));
+                }
+                None => {
+                    for _ in 0..job.population {
+                        self.issue(j);
+                    }
+                }
+            }
+        }
+        self.drain();
+        let end = self.limits.duration.map(|d| self.limits.ramp + d);
+        let mut events = 0u64;
+        let mut reported = 0u64;
+        let stop = loop {
+            let Some(Reverse((t, what))) = self.heap.pop() else {
+                // Nothing left to happen (cannot be: jobs always issue more).
+                break Stop::Duration;
+            };
+            if let Some(end) = end {
+                if t >= end {
+                    self.now = end;
+                    break Stop::Duration;
+                }
+            }
+            self.now = t;
+            while t >= self.series.next {
+                self.close_interval();
+            }
+            if what & ARRIVAL != 0 {
+                self.arrival((what & !ARRIVAL) as usize);
+            } else {
+                self.stack.push(what);
+            }
+            self.drain();
+            if let Some(n) = self.limits.ios {
+                if self.counted >= n {
+                    break Stop::Ios;
+                }
+            }
+            events += 1;
+            if events % CHECK_EVERY == 0 {
+                control.ios.fetch_add(self.counted - reported, Ordering::Relaxed);
+                reported = self.counted;
+                control.fractions[rep].store(self.fraction().to_bits(), Ordering::Relaxed);
+                if control.cancel.load(Ordering::Relaxed) {
+                    break Stop::Cancelled;
+                }
+                if self.threads.len() - self.free.len() > MAX_LIVE {
+                    break Stop::Overload;
+                }
+            }
+        };
+        control.ios.fetch_add(self.counted - reported, Ordering::Relaxed);
+        control.fractions[rep].store(1f64.to_bits(), Ordering::Relaxed);
+        self.finish(stop)
+    }
+
+    fn fraction(&self) -> f64 {
+        match (self.limits.ios, self.limits.duration) {
+            (Some(n), _) => self.counted as f64 / n as f64,
+            (None, Some(d)) => self.now as f64 / (self.limits.ramp + d) as f64,
+            _ => 0.0,
+        }
+    }
+
+    fn finish(mut self, stop: Stop) -> RunResult {
+        let end = self.now.max(self.limits.ramp);
+        while self.series.next <= end && stop == Stop::Duration {
+            self.close_interval();
+        }
+        let (credits, cache) = self.samples(end);
+        self.series.finish(end, credits, cache);
+        let ramp = self.limits.ramp;
+        for s in &mut self.slots {
+            if end > s.last {
+                s.area += s.in_use as u128 * (end - s.last) as u128;
+            }
+        }
+        RunResult {
+            seed: self.seed,
+            stop,
+            measured: end - ramp,
+            classes: self.hist,
+            busy: self.caps.iter().map(|c| c.busy_until(end)).collect(),
+            caps: self.caps,
+            series: self.series,
+            slots: self.slots,
+            caches: self.caches.iter().map(|c| (c.lookups, c.hits)).collect(),
+        }
+    }
+
+    fn samples(&mut self, t: u64) -> (Vec<(Option<f64>, Option<f64>)>, Vec<(u64, u64)>) {
+        let credits = self
+            .p
+            .caps
+            .iter()
+            .zip(&self.caps)
+            .filter(|(d, _)| d.bursts)
+            .map(|(_, c)| (c.ops.map(|b| b.level_at(t as f64)), c.bytes.map(|b| b.level_at(t as f64))))
+            .collect();
+        let cache = self
+            .caches
+            .iter_mut()
+            .map(|c| {
+                let v = (c.interval_lookups, c.interval_hits);
+                c.interval_lookups = 0;
+                c.interval_hits = 0;
+                v
+            })
+            .collect();
+        (credits, cache)
+    }
+
+    fn close_interval(&mut self) {
+        let (credits, cache) = self.samples(self.series.next);
+        self.series.close(credits, cache);
+    }
+
+    #[inline]
+    fn alloc(&mut self, th: Thread) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.threads[i as usize] = th;
+                i
+            }
+            None => {
+                self.threads.push(th);
+                (self.threads.len() - 1) as u32
+            }
+        }
+    }
+
+    fn arrival(&mut self, j: usize) {
+        let job = &self.p.jobs[j];
+        if self.jobs[j].busy < job.population {
+            self.issue(j);
+        } else {
+            self.jobs[j].backlog += 1;
+        }
+        let rate = job.rate.expect("arrivals only for rated jobs");
+        let next = if job.poisson {
+            self.now + (self.rng.exp1() / rate).round() as u64
+        } else {
+            // Even spacing from time 0, without drift.
+            self.jobs[j].arrivals += 1;
+            (self.jobs[j].arrivals as f64 / rate).round() as u64
+        };
+        self.heap.push(Reverse((next, ARRIVAL | j as u32)));
+    }
+
+    /// Starts job `j`'s next IO now: draws its class, looks its block up in the cache.
+    fn issue(&mut self, j: usize) {
+        let job = &self.p.jobs[j];
+        let choice = if job.choices.len() == 1 {
+            &job.choices[0]
+        } else {
+            let u = self.rng.open01();
+            job.choices.iter().find(|c| u <= c.cum).unwrap_or(job.choices.last().unwrap())
+        };
+        let mut class = choice.hit;
+        if let Some((ci, offset)) = choice.cache {
+            let state = &mut self.jobs[j];
+            let block = if job.sequential {
+                let b = state.cursor / job.coarse;
+                state.cursor = (state.cursor + 1) % job.fine;
+                b
+            } else {
+                self.rng.below(job.blocks)
+            };
+            let id = offset + block;
+            let cache = &mut self.caches[ci as usize];
+            if choice.lookup {
+                let hit = cache.contains(id);
+                if !hit {
+                    class = choice.miss;
+                }
+                if self.now >= self.limits.ramp {
+                    cache.lookups += 1;
+                    cache.interval_lookups += 1;
+                    cache.hits += hit as u64;
+                    cache.interval_hits += hit as u64;
+                }
+            }
+            cache.insert(id, job.block_bytes);
+        }
+        self.jobs[j].busy += 1;
+        let pc = self.p.classes[class as usize].route;
+        let t = self.alloc(Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, start: self.now, tl: self.now });
+        self.stack.push(t);
+    }
+
+    fn drain(&mut self) {
+        while let Some(t) = self.stack.pop() {
+            self.exec(t);
+        }
+    }
+
+    #[inline]
+    fn delay(&mut self, mean: f64, kind: DelayKind) -> u64 {
+        let d = match kind {
+            DelayKind::Deterministic => mean,
+            DelayKind::Exponential => mean * self.rng.exp1(),
+            DelayKind::Lognormal { sigma } => mean * (sigma * self.rng.normal() - 0.5 * sigma * sigma).exp(),
+        };
+        d.round() as u64
+    }
+
+    /// Walks thread `tid` as far as it can go now.
+    fn exec(&mut self, tid: u32) {
+        let p = self.p;
+        let i = tid as usize;
+        loop {
+            let th = self.threads[i];
+            match p.ops[th.pc as usize] {
+                Op::Cap { cap, ops, bytes, base, burst } => {
+                    if th.tl > self.now {
+                        self.heap.push(Reverse((th.tl, tid)));
+                        return;
+                    }
+                    let leave = self.caps[cap as usize].visit(self.now, ops, bytes, base, burst, &mut self.rng);
+                    let t = &mut self.threads[i];
+                    t.tl = leave;
+                    t.pc += 1;
+                }
+                Op::Delay { mean, kind } => {
+                    let d = self.delay(mean, kind);
+                    let t = &mut self.threads[i];
+                    t.tl += d;
+                    t.pc += 1;
+                }
+                Op::Fork { fork, next } => {
+                    let f = &p.forks[fork as usize];
+                    let n = f.starts.len() as u32;
+                    {
+                        let t = &mut self.threads[i];
+                        t.pc = next;
+                        t.remaining = f.choose;
+                    }
+                    let child = Thread { parent: tid, remaining: 0, kind: BRANCH, ..th };
+                    for k in 0..f.choose {
+                        let b = match f.pick {
+                            Pick::RoundRobin => {
+                                let turn = &mut self.turns[f.turn as usize];
+                                let b = (*turn % n as u64) as u32;
+                                *turn += 1;
+                                b
+                            }
+                            Pick::Random if f.choose == n => k,
+                            Pick::Random => {
+                                let r = k + self.rng.below((n - k) as u64) as u32;
+                                let perm = &mut self.perms[fork as usize];
+                                perm.swap(k as usize, r as usize);
+                                perm[k as usize]
+                            }
+                        };
+                        let c = self.alloc(Thread { pc: f.starts[b as usize], ..child });
+                        self.stack.push(c);
+                    }
+                    return;
+                }
+                Op::Acquire { slot } => {
+                    if th.tl > self.now {
+                        self.heap.push(Reverse((th.tl, tid)));
+                        return;
+                    }
+                    let now = self.now;
+                    let s = &mut self.slots[slot as usize];
+                    if s.free > 0 {
+                        account(s, now);
+                        s.free -= 1;
+                        s.in_use += 1;
+                        if now >= self.limits.ramp {
+                            s.entries += 1;
+                        }
+                        self.threads[i].pc += 1;
+                    } else {
+                        s.queue.push_back(tid);
+                        return;
+                    }
+                }
+                Op::Release { slot } => {
+                    if th.tl > self.now {
+                        self.heap.push(Reverse((th.tl, tid)));
+                        return;
+                    }
+                    let now = self.now;
+                    let ramp = self.limits.ramp;
+                    self.threads[i].pc += 1;
+                    let s = &mut self.slots[slot as usize];
+                    match s.queue.pop_front() {
+                        Some(w) => {
+                            let wt = &mut self.threads[w as usize];
+                            if wt.tl >= ramp {
+                                s.waited += (now - wt.tl) as u128;
+                                s.entries += 1;
+                            }
+                            wt.pc += 1;
+                            wt.tl = now;
+                            self.stack.push(w);
+                        }
+                        None => {
+                            account(s, now);
+                            s.free += 1;
+                            s.in_use -= 1;
+                        }
+                    }
+                }
+                Op::End => {
+                    match th.kind {
+                        BRANCH => {
+                            self.free.push(tid);
+                            let par = &mut self.threads[th.parent as usize];
+                            par.tl = par.tl.max(th.tl);
+                            par.remaining -= 1;
+                            if par.remaining == 0 {
+                                self.stack.push(th.parent);
+                            }
+                        }
+                        BACKGROUND => self.free.push(tid),
+                        _ => {
+                            if th.tl > self.now {
+                                self.heap.push(Reverse((th.tl, tid)));
+                                return;
+                            }
+                            self.complete(tid, th);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn complete(&mut self, tid: u32, th: Thread) {
+        self.free.push(tid);
+        let class = &self.p.classes[th.class as usize];
+        let j = class.job as usize;
+        if self.now >= self.limits.ramp {
+            self.hist[th.class as usize].record(self.now - th.start);
+            self.counted += 1;
+            self.series.ios += 1;
+            self.series.bytes += class.bytes;
+        }
+        self.jobs[j].busy -= 1;
+        if let Some(pc) = class.background {
+            let bg = self.alloc(Thread { pc, parent: NONE, remaining: 0, class: th.class, kind: BACKGROUND, start: self.now, tl: self.now });
+            self.stack.push(bg);
+        }
+        if self.p.jobs[j].rate.is_none() {
+            self.issue(j);
+        } else if self.jobs[j].backlog > 0 {
+            self.jobs[j].backlog -= 1;
+            self.issue(j);
+        }
+    }
+}
+
+/// Adds the slot-time in use since the last change (after the ramp).
+#[inline]
+fn account(s: &mut SlotState, now: u64) {
+    if now > s.last {
+        s.area += s.in_use as u128 * (now - s.last) as u128;
+        s.last = now;
+    }
+}

@@ -1,0 +1,566 @@
+//! The network compiled for the event loop: every route flattened into one array of
+//! instructions, every id replaced by an index, every service time precomputed.
+//!
+//! Compiling also validates: a reference to an unknown resource, slot limit, cache or job,
+//! or a value out of range, is a [`SimError`] naming the field (`classes[2].route[0].visit.resource`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::input::*;
+
+/// Bad input: `field` is the path in the request (`network.classes[1].bytes`, `options.ios`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimError {
+    pub field: String,
+    pub message: String,
+}
+
+impl SimError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        SimError { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Most blocks the cache tracks per job; a larger working set is tracked in coarser blocks.
+pub const MAX_TRACKED_BLOCKS: u64 = 1 << 22;
+/// Most IOs a closed job may keep in flight (a larger population needs a `rate`).
+pub const MAX_CLOSED_POPULATION: u64 = 10_000_000;
+
+/// How a delay visit's time is drawn around its mean.
+#[derive(Debug, Clone, Copy)]
+pub enum DelayKind {
+    Deterministic,
+    Exponential,
+    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal.
+    Lognormal { sigma: f64 },
+}
+
+/// One instruction of a route.
+#[derive(Debug, Clone, Copy)]
+pub enum Op {
+    /// Visit cap `cap`: `ops` and `bytes` are what the IO spends of credit buckets; `base` and
+    /// `burst` the service times in ns at the baseline and burst caps.
+    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64 },
+    /// Spend a time drawn around `mean` ns.
+    Delay { mean: f64, kind: DelayKind },
+    /// Start branches of fork `fork`; the IO goes on at `next` once they all end.
+    Fork { fork: u32, next: u32 },
+    Acquire { slot: u32 },
+    Release { slot: u32 },
+    /// End of a route, of a background route, or of a fork branch.
+    End,
+}
+
+#[derive(Debug, Clone)]
+pub struct ForkDef {
+    pub choose: u32,
+    pub pick: Pick,
+    /// First instruction of each branch.
+    pub starts: Vec<u32>,
+    /// Round-robin counter shared by forks over the same resources.
+    pub turn: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Tank {
+    pub size: f64,
+    /// Credits accrued per nanosecond (the baseline cap).
+    pub rate: f64,
+    pub initial: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct CapDef {
+    pub resource: u32,
+    pub exponential: bool,
+    pub bursts: bool,
+    pub ops_tank: Option<Tank>,
+    pub bytes_tank: Option<Tank>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResourceDef {
+    pub id: String,
+    pub label: String,
+    pub kind: String,
+    /// Index in `Program::caps` when the resource is a cap.
+    pub cap: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SlotDef {
+    pub id: String,
+    pub label: String,
+    pub kind: String,
+    pub slots: u64,
+}
+
+/// A job's share of a cache's block space.
+#[derive(Debug, Clone)]
+pub struct CacheUse {
+    pub job: u32,
+    pub offset: u64,
+    pub blocks: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct CacheDef {
+    pub id: String,
+    pub label: String,
+    pub size: u64,
+    pub warm: bool,
+    pub users: Vec<CacheUse>,
+    /// Blocks tracked over all users.
+    pub blocks: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClassDef {
+    pub id: String,
+    pub job: u32,
+    pub read: bool,
+    pub bytes: u64,
+    pub route: u32,
+    pub background: Option<u32>,
+}
+
+/// One draw of a job's next IO: a class, or a cache lookup that resolves to `hit` or `miss`.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    /// Cumulative probability (the last choice of a job holds 1).
+    pub cum: f64,
+    pub hit: u32,
+    pub miss: u32,
+    /// The cache (index) and this job's offset in its block space.
+    pub cache: Option<(u32, u64)>,
+    /// Whether the choice looks the block up (hit/miss classes) or only makes it resident.
+    pub lookup: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct JobDef {
+    pub name: String,
+    pub group: u32,
+    pub population: u64,
+    /// Arrivals per nanosecond when rate-limited.
+    pub rate: Option<f64>,
+    pub poisson: bool,
+    pub sequential: bool,
+    /// Blocks of the working set (`fine`), tracked in groups of `coarse` blocks: `blocks`
+    /// tracked blocks of `block_bytes` each.
+    pub fine: u64,
+    pub coarse: u64,
+    pub blocks: u64,
+    pub block_bytes: u64,
+    pub choices: Vec<Choice>,
+}
+
+/// The compiled network.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub ops: Vec<Op>,
+    pub forks: Vec<ForkDef>,
+    pub turns: usize,
+    pub resources: Vec<ResourceDef>,
+    pub caps: Vec<CapDef>,
+    pub slots: Vec<SlotDef>,
+    pub caches: Vec<CacheDef>,
+    pub classes: Vec<ClassDef>,
+    pub jobs: Vec<JobDef>,
+    pub groups: Vec<String>,
+}
+
+fn positive(v: Option<f64>, field: &str) -> Result<Option<f64>, SimError> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => Err(SimError::new(field, format!("must be a positive number, not {x}"))),
+        _ => Ok(v),
+    }
+}
+
+/// Service time in ns of `bytes` at `ops_rate` ops/s and `byte_rate` bytes/s (0 when uncapped).
+fn demand(ops: f64, bytes: f64, ops_rate: Option<f64>, byte_rate: Option<f64>) -> f64 {
+    let mut d = 0.0f64;
+    if let Some(r) = ops_rate {
+        d = ops / r;
+    }
+    if let Some(r) = byte_rate {
+        d = d.max(bytes / r);
+    }
+    d * 1e9
+}
+
+struct Builder<'a> {
+    net: &'a NetworkIn,
+    res_index: BTreeMap<&'a str, u32>,
+    slot_index: BTreeMap<&'a str, u32>,
+    turn_index: BTreeMap<String, u32>,
+    p: Program,
+}
+
+impl<'a> Builder<'a> {
+    fn steps(&mut self, steps: &[StepIn], field: &str) -> Result<(), SimError> {
+        for (i, s) in steps.iter().enumerate() {
+            let f = format!("{field}[{i}]");
+            match s {
+                StepIn::Visit(v) => self.visit(v, &format!("{f}.visit"))?,
+                StepIn::Fork(fk) => self.fork(fk, &format!("{f}.fork"))?,
+                StepIn::Hold(h) => {
+                    let slot = *self.slot_index.get(h.slot_limit.as_str()).ok_or_else(|| {
+                        SimError::new(format!("{f}.hold.slot_limit"), format!("unknown slot limit {:?}", h.slot_limit))
+                    })?;
+                    self.p.ops.push(Op::Acquire { slot });
+                    self.steps(&h.steps, &format!("{f}.hold.steps"))?;
+                    self.p.ops.push(Op::Release { slot });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit(&mut self, v: &VisitIn, field: &str) -> Result<(), SimError> {
+        let r = *self
+            .res_index
+            .get(v.resource.as_str())
+            .ok_or_else(|| SimError::new(format!("{field}.resource"), format!("unknown resource {:?}", v.resource)))?;
+        let res = &self.net.resources[r as usize];
+        if let Some(cap) = &res.cap {
+            let ops = match cap.io_unit {
+                Some(u) if u > 0 => (v.bytes.div_ceil(u)).max(1) as f64,
+                _ => 1.0,
+            };
+            let b = v.bytes as f64;
+            let base = demand(ops, b, cap.ops_per_s, cap.bytes_per_s);
+            let burst = match &cap.burst {
+                Some(bu) => demand(ops, b, bu.ops_per_s.or(cap.ops_per_s), bu.bytes_per_s.or(cap.bytes_per_s)),
+                None => base,
+            };
+            let cap = self.p.resources[r as usize].cap.unwrap();
+            self.p.ops.push(Op::Cap { cap, ops, bytes: b, base, burst });
+        } else {
+            let d = res.delay.as_ref().unwrap();
+            if !(v.latency.is_finite() && v.latency >= 0.0) {
+                return Err(SimError::new(format!("{field}.latency"), "must be a number of seconds >= 0"));
+            }
+            let kind = match d.distribution {
+                Distribution::Deterministic => DelayKind::Deterministic,
+                Distribution::Exponential => DelayKind::Exponential,
+                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
+            };
+            self.p.ops.push(Op::Delay { mean: v.latency * 1e9, kind });
+        }
+        Ok(())
+    }
+
+    fn fork(&mut self, fk: &ForkIn, field: &str) -> Result<(), SimError> {
+        if fk.branches.is_empty() {
+            return Err(SimError::new(format!("{field}.branches"), "a fork needs at least one branch"));
+        }
+        if fk.choose == 0 {
+            return Err(SimError::new(format!("{field}.choose"), "must be at least 1"));
+        }
+        let at = self.p.ops.len();
+        let fork = self.p.forks.len() as u32;
+        self.p.ops.push(Op::Fork { fork, next: 0 });
+        // Forks over the same resources (the reads' and the writes' spread over the same
+        // connections) take turns from one counter.
+        let key = format!("{:?}|{}|{}", fk.pick, fk.choose, self.signature(&fk.branches));
+        let n = self.turn_index.len() as u32;
+        let turn = *self.turn_index.entry(key).or_insert(n);
+        self.p.forks.push(ForkDef {
+            choose: fk.choose.min(fk.branches.len()) as u32,
+            pick: fk.pick,
+            starts: Vec::new(),
+            turn,
+        });
+        let mut starts = Vec::with_capacity(fk.branches.len());
+        for (b, branch) in fk.branches.iter().enumerate() {
+            starts.push(self.p.ops.len() as u32);
+            self.steps(branch, &format!("{field}.branches[{b}]"))?;
+            self.p.ops.push(Op::End);
+        }
+        self.p.forks[fork as usize].starts = starts;
+        let next = self.p.ops.len() as u32;
+        self.p.ops[at] = Op::Fork { fork, next };
+        Ok(())
+    }
+
+    fn signature(&self, branches: &[Vec<StepIn>]) -> String {
+        fn walk(steps: &[StepIn], out: &mut String) {
+            for s in steps {
+                match s {
+                    StepIn::Visit(v) => out.push_str(&format!("v:{};", v.resource)),
+                    StepIn::Hold(h) => {
+                        out.push_str(&format!("h:{}(", h.slot_limit));
+                        walk(&h.steps, out);
+                        out.push(')');
+                    }
+                    StepIn::Fork(f) => {
+                        out.push_str("f(");
+                        for b in &f.branches {
+                            walk(b, out);
+                            out.push('|');
+                        }
+                        out.push(')');
+                    }
+                }
+            }
+        }
+        let mut out = String::new();
+        for b in branches {
+            walk(b, &mut out);
+            out.push('/');
+        }
+        out
+    }
+}
+
+/// Compiles and validates a network. Errors name the field under `network.`.
+pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
+    let mut res_index = BTreeMap::new();
+    let mut resources = Vec::new();
+    let mut caps = Vec::new();
+    for (i, r) in net.resources.iter().enumerate() {
+        let f = format!("network.resources[{i}]");
+        if res_index.insert(r.id.as_str(), i as u32).is_some() {
+            return Err(SimError::new(format!("{f}.id"), format!("duplicate resource id {:?}", r.id)));
+        }
+        let cap = match (&r.cap, &r.delay) {
+            (Some(c), None) => {
+                positive(c.ops_per_s, &format!("{f}.cap.ops_per_s"))?;
+                positive(c.bytes_per_s, &format!("{f}.cap.bytes_per_s"))?;
+                let (mut ops_tank, mut bytes_tank) = (None, None);
+                if let Some(b) = &c.burst {
+                    let bf = format!("{f}.cap.burst");
+                    positive(b.ops_per_s, &format!("{bf}.ops_per_s"))?;
+                    positive(b.bytes_per_s, &format!("{bf}.bytes_per_s"))?;
+                    positive(b.credit_ops, &format!("{bf}.credit_ops"))?;
+                    positive(b.credit_bytes, &format!("{bf}.credit_bytes"))?;
+                    if !(0.0..=1.0).contains(&b.initial) {
+                        return Err(SimError::new(format!("{bf}.initial"), "must be a fraction between 0 and 1"));
+                    }
+                    if let (Some(size), Some(rate)) = (b.credit_ops, c.ops_per_s) {
+                        ops_tank = Some(Tank { size, rate: rate / 1e9, initial: b.initial * size });
+                    }
+                    if let (Some(size), Some(rate)) = (b.credit_bytes, c.bytes_per_s) {
+                        bytes_tank = Some(Tank { size, rate: rate / 1e9, initial: b.initial * size });
+                    }
+                }
+                caps.push(CapDef {
+                    resource: i as u32,
+                    exponential: c.service == Service::Exponential,
+                    bursts: c.burst.is_some(),
+                    ops_tank,
+                    bytes_tank,
+                });
+                Some(caps.len() as u32 - 1)
+            }
+            (None, Some(d)) => {
+                if !(d.cv.is_finite() && d.cv >= 0.0) {
+                    return Err(SimError::new(format!("{f}.delay.cv"), "must be a number >= 0"));
+                }
+                None
+            }
+            _ => return Err(SimError::new(f, "exactly one of cap and delay must be set")),
+        };
+        resources.push(ResourceDef { id: r.id.clone(), label: r.label.clone(), kind: r.kind.clone(), cap });
+    }
+
+    let mut slot_index = BTreeMap::new();
+    let mut slots = Vec::new();
+    for (i, s) in net.slot_limits.iter().enumerate() {
+        if s.slots == 0 {
+            return Err(SimError::new(format!("network.slot_limits[{i}].slots"), "must be at least 1"));
+        }
+        slot_index.insert(s.id.as_str(), i as u32);
+        slots.push(SlotDef { id: s.id.clone(), label: s.label.clone(), kind: s.kind.clone(), slots: s.slots });
+    }
+
+    let mut jobs = Vec::new();
+    let mut groups: Vec<String> = Vec::new();
+    for (i, j) in net.jobs.iter().enumerate() {
+        let f = format!("network.jobs[{i}]");
+        if j.population == 0 {
+            return Err(SimError::new(format!("{f}.population"), "must be at least 1"));
+        }
+        positive(j.rate, &format!("{f}.rate"))?;
+        if j.rate.is_none() && j.population > MAX_CLOSED_POPULATION {
+            return Err(SimError::new(
+                format!("{f}.population"),
+                format!("at most {MAX_CLOSED_POPULATION} IOs in flight without a rate (an open source needs a rate)"),
+            ));
+        }
+        if j.block == 0 {
+            return Err(SimError::new(format!("{f}.block"), "must be at least 1 byte"));
+        }
+        let fine = j.working_set.div_ceil(j.block).max(1);
+        let coarse = fine.div_ceil(MAX_TRACKED_BLOCKS);
+        let group = match groups.iter().position(|g| *g == j.group) {
+            Some(g) => g,
+            None => {
+                groups.push(j.group.clone());
+                groups.len() - 1
+            }
+        } as u32;
+        jobs.push(JobDef {
+            name: j.name.clone(),
+            group,
+            population: j.population,
+            rate: j.rate.map(|r| r / 1e9),
+            poisson: j.arrival == Arrival::Poisson,
+            sequential: j.sequential,
+            fine,
+            coarse,
+            blocks: fine.div_ceil(coarse),
+            block_bytes: j.block * coarse,
+            choices: Vec::new(),
+        });
+    }
+
+    let mut cache_index = BTreeMap::new();
+    let mut caches = Vec::new();
+    for (i, c) in net.caches.iter().enumerate() {
+        cache_index.insert(c.id.as_str(), i as u32);
+        caches.push(CacheDef {
+            id: c.id.clone(),
+            label: c.label.clone(),
+            size: c.size,
+            warm: c.warm,
+            users: Vec::new(),
+            blocks: 0,
+        });
+    }
+
+    let mut b = Builder {
+        net,
+        res_index,
+        slot_index,
+        turn_index: BTreeMap::new(),
+        p: Program {
+            ops: Vec::new(),
+            forks: Vec::new(),
+            turns: 0,
+            resources,
+            caps,
+            slots,
+            caches,
+            classes: Vec::new(),
+            jobs,
+            groups,
+        },
+    };
+
+    // Per job: (probability, hit class, miss class, cache, lookup) before normalising.
+    let mut draws: Vec<Vec<(f64, u32, Option<u32>, Option<u32>, bool)>> = vec![Vec::new(); net.jobs.len()];
+    for (i, c) in net.classes.iter().enumerate() {
+        let f = format!("network.classes[{i}]");
+        if c.job >= net.jobs.len() {
+            return Err(SimError::new(format!("{f}.job"), format!("no job {} (there are {})", c.job, net.jobs.len())));
+        }
+        if !(c.probability.is_finite() && c.probability >= 0.0) {
+            return Err(SimError::new(format!("{f}.probability"), "must be a number >= 0"));
+        }
+        let cache = match &c.cache {
+            Some(id) => Some(*cache_index.get(id.as_str()).ok_or_else(|| {
+                SimError::new(format!("{f}.cache"), format!("unknown cache {id:?}"))
+            })?),
+            None => None,
+        };
+        let route = b.p.ops.len() as u32;
+        b.steps(&c.route, &format!("{f}.route"))?;
+        b.p.ops.push(Op::End);
+        let background = if c.background.is_empty() {
+            None
+        } else {
+            let at = b.p.ops.len() as u32;
+            b.steps(&c.background, &format!("{f}.background"))?;
+            b.p.ops.push(Op::End);
+            Some(at)
+        };
+        let k = i as u32;
+        b.p.classes.push(ClassDef {
+            id: c.id.clone(),
+            job: c.job as u32,
+            read: c.direction == Direction::Read,
+            bytes: c.bytes,
+            route,
+            background,
+        });
+        let list = &mut draws[c.job];
+        match (cache, c.outcome) {
+            (Some(ci), Some(outcome)) => {
+                // Hit and miss classes of one (job, direction, cache) are one draw.
+                let same = list.iter().position(|d| {
+                    d.3 == Some(ci) && d.4 && net.classes[d.1 as usize].direction == c.direction
+                });
+                let slot = match same {
+                    Some(s) => s,
+                    None => {
+                        list.push((0.0, u32::MAX, None, Some(ci), true));
+                        list.len() - 1
+                    }
+                };
+                let d = &mut list[slot];
+                d.0 += c.probability;
+                match outcome {
+                    Outcome::Hit => d.1 = k,
+                    Outcome::Miss => d.2 = Some(k),
+                }
+                if d.1 == u32::MAX {
+                    d.1 = k; // a miss class alone until its hit sibling shows up
+                }
+            }
+            _ => list.push((c.probability, k, None, cache, false)),
+        }
+    }
+    b.p.turns = b.turn_index.len();
+
+    for (j, list) in draws.into_iter().enumerate() {
+        let total: f64 = list.iter().map(|d| d.0).sum();
+        if list.is_empty() || total <= 0.0 {
+            return Err(SimError::new(
+                format!("network.jobs[{j}]"),
+                format!("job {:?} has no class with a positive probability", net.jobs[j].name),
+            ));
+        }
+        let mut cum = 0.0;
+        let n = list.len();
+        let mut choices = Vec::with_capacity(n);
+        for (idx, (p, first, miss, cache, lookup)) in list.into_iter().enumerate() {
+            cum += p / total;
+            // `first` is the hit class when one exists, else the only (miss) class.
+            let hit_is_hit = net.classes[first as usize].outcome != Some(Outcome::Miss);
+            let (hit, miss) = match (lookup, hit_is_hit, miss) {
+                (true, true, Some(m)) => (first, m),
+                _ => (first, first),
+            };
+            let cache = cache.map(|ci| {
+                let c = &mut b.p.caches[ci as usize];
+                let offset = match c.users.iter().find(|u| u.job == j as u32) {
+                    Some(u) => u.offset,
+                    None => {
+                        let off = c.blocks;
+                        c.users.push(CacheUse { job: j as u32, offset: off, blocks: b.p.jobs[j].blocks });
+                        c.blocks += b.p.jobs[j].blocks;
+                        off
+                    }
+                };
+                (ci, offset)
+            });
+            choices.push(Choice { cum: if idx + 1 == n { 1.0 } else { cum }, hit, miss, cache, lookup });
+        }
+        b.p.jobs[j].choices = choices;
+    }
+    if b.p.jobs.is_empty() {
+        return Err(SimError::new("network.jobs", "the network has no job"));
+    }
+    Ok(b.p)
+}
