@@ -1,0 +1,41 @@
+"""Compile a :class:`~iolab.scenario.Scenario` into a :class:`~iolab.network.Network`.
+
+The physics lives here, one module per storage system: ``disks`` (Azure managed disks on an
+Azure VM), ``shares`` (Azure NetApp Files, Google Cloud NetApp Volumes, Azure Files over
+NFS or SMB) and ``device`` (a generic device). ``vm`` builds a client VM's caps.
+
+Each identical client gets its own copy of the per-client resources (VM caps, host cache,
+connections, session slots) and of every job; a file service's cap is shared by all.
+"""
+
+from __future__ import annotations
+
+from ..network import Network
+from ..scenario import DeviceVolume, DiskVolume, Scenario, ShareVolume
+from . import device, disks, shares
+from .builder import Builder
+from .vm import client_vm
+
+__all__ = ["compile_scenario"]
+
+
+def compile_scenario(scenario: Scenario) -> Network:
+    """Build the queueing network of a scenario (pure; deterministic ids and order)."""
+    b = Builder(clients=scenario.clients.count)
+    shared: dict[str, object] = {}
+    for name, vol in scenario.volumes.items():
+        if isinstance(vol, ShareVolume):
+            shared[name] = shares.service(b, scenario, name, vol)
+    for client in range(scenario.clients.count):
+        vm = client_vm(b, scenario, client)
+        for name, vol in scenario.volumes.items():
+            jobs = [j for j in scenario.jobs if j.volume == name]
+            if not jobs:
+                continue
+            if isinstance(vol, DiskVolume):
+                disks.compile_volume(b, scenario, name, vol, jobs, client, vm)
+            elif isinstance(vol, ShareVolume):
+                shares.compile_volume(b, scenario, name, vol, jobs, client, vm, shared[name])
+            elif isinstance(vol, DeviceVolume):
+                device.compile_volume(b, scenario, name, vol, jobs, client)
+    return b.network()

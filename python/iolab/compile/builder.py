@@ -1,0 +1,152 @@
+"""A small builder that the per-system compilers share: unique ids, client prefixes, jobs,
+and the unloaded-latency rule of MODEL.md."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..fio import FioJob
+from ..network import (Cache, Cap, Class, Delay, Fork, Hold, Job, Network, Resource, SlotLimit,
+                       Step, Visit)
+
+READ_ONLY = {"read", "randread"}
+WRITE_ONLY = {"write", "randwrite", "trim", "randtrim"}
+SEQUENTIAL = {"read", "write", "rw", "readwrite", "trim", "trimwrite"}
+
+
+class Builder:
+    """Accumulates the network's parts while the compilers walk the scenario."""
+
+    def __init__(self, clients: int = 1):
+        self.clients = clients
+        self.resources: list[Resource] = []
+        self.slot_limits: list[SlotLimit] = []
+        self.caches: list[Cache] = []
+        self.classes: list[Class] = []
+        self.jobs: list[Job] = []
+        self.notes: list[str] = []
+
+    def prefix(self, client: int) -> str:
+        return f"client {client + 1}: " if self.clients > 1 else ""
+
+    def cap(self, label: str, kind: str, cap: Cap) -> str:
+        rid = f"r{len(self.resources)}"
+        self.resources.append(Resource(rid, label, kind, cap=cap))  # type: ignore[arg-type]
+        return rid
+
+    def delay(self, label: str, kind: str, delay: Delay) -> str:
+        rid = f"r{len(self.resources)}"
+        self.resources.append(Resource(rid, label, kind, delay=delay))  # type: ignore[arg-type]
+        return rid
+
+    def slots(self, label: str, kind: str, slots: int) -> str:
+        sid = f"s{len(self.slot_limits)}"
+        self.slot_limits.append(SlotLimit(sid, label, kind, slots))  # type: ignore[arg-type]
+        return sid
+
+    def cache(self, label: str, size: int, warm: bool) -> str:
+        cid = f"c{len(self.caches)}"
+        self.caches.append(Cache(cid, label, size, warm))
+        return cid
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def job(self, fio: FioJob, client: int, working_set: int) -> str:
+        name = f"{fio.name}@{client + 1}" if self.clients > 1 else fio.name
+        rate = fio.rate_iops * fio.numjobs if fio.rate_iops else None
+        self.jobs.append(Job(
+            name=name, group=fio.name, client=client, population=fio.outstanding,
+            working_set=max(int(working_set), fio.bs), rate=rate,
+            arrival="poisson" if fio.rate_process == "poisson" else "uniform",
+            sequential=fio.rw in SEQUENTIAL, block=fio.bs,
+        ))
+        return name
+
+    def add_class(self, cls: Class) -> None:
+        self.classes.append(replace(cls, id=f"k{len(self.classes)}"))
+
+    def demand(self, steps: tuple[Step, ...]) -> float:
+        """Expected cap demand (seconds) of one pass over ``steps`` (forks weighed as in MVA)."""
+        caps = {r.id: r.cap for r in self.resources if r.cap is not None}
+        total = 0.0
+
+        def walk(ss: tuple[Step, ...], w: float) -> None:
+            nonlocal total
+            for s in ss:
+                if isinstance(s, Visit):
+                    if s.resource in caps:
+                        total += w * caps[s.resource].demand(s.bytes)
+                elif isinstance(s, Fork):
+                    share = w * min(s.choose, len(s.branches)) / len(s.branches)
+                    for br in s.branches:
+                        walk(br, share)
+                elif isinstance(s, Hold):
+                    walk(s.steps, w)
+
+        walk(steps, 1.0)
+        return total
+
+    def unloaded(self, steps: tuple[Step, ...], delay_id: str, latency: float) -> tuple[Step, ...]:
+        """MODEL.md's rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
+        ``latency`` minus the cap demands of the whole route (never below zero), so that one IO
+        alone takes exactly the stated latency."""
+        adjusted = max(0.0, latency - self.demand(steps))
+
+        def fix(ss: tuple[Step, ...]) -> tuple[Step, ...]:
+            out: list[Step] = []
+            for s in ss:
+                if isinstance(s, Visit) and s.resource == delay_id:
+                    out.append(replace(s, latency=adjusted))
+                elif isinstance(s, Fork):
+                    out.append(replace(s, branches=tuple(fix(br) for br in s.branches)))
+                elif isinstance(s, Hold):
+                    out.append(replace(s, steps=fix(s.steps)))
+                else:
+                    out.append(s)
+            return tuple(out)
+
+        return fix(steps)
+
+    def network(self) -> Network:
+        """The network, without resources and slot limits that no route visits."""
+        used: set[str] = set()
+
+        def walk(ss: tuple[Step, ...]) -> None:
+            for s in ss:
+                if isinstance(s, Visit):
+                    used.add(s.resource)
+                elif isinstance(s, Fork):
+                    for br in s.branches:
+                        walk(br)
+                elif isinstance(s, Hold):
+                    used.add(s.slot_limit)
+                    walk(s.steps)
+
+        for c in self.classes:
+            walk(c.route)
+            walk(c.background)
+        return Network(tuple(r for r in self.resources if r.id in used), tuple(self.classes), tuple(self.jobs),
+                       tuple(s for s in self.slot_limits if s.id in used), tuple(self.caches), tuple(self.notes))
+
+
+def directions(fio: FioJob) -> list[tuple[str, float, int]]:
+    """(direction, share of the job's IOs, IO size) for each direction the job issues."""
+    if fio.rw in READ_ONLY:
+        return [("read", 1.0, fio.bs)]
+    if fio.rw in WRITE_ONLY:
+        return [("write", 1.0, fio.bs_write or fio.bs)]
+    mix = fio.rwmixread / 100.0
+    out = []
+    if mix > 0:
+        out.append(("read", mix, fio.bs))
+    if mix < 1:
+        out.append(("write", 1.0 - mix, fio.bs_write or fio.bs))
+    return out
+
+
+def working_set(fio: FioJob, default: int) -> int:
+    """Bytes a job touches: ``size`` (or filesize × nrfiles) for each of its numjobs clones."""
+    per_job = fio.size or ((fio.filesize or 0) * max(fio.nrfiles, 1)) or default
+    return per_job * fio.numjobs

@@ -1,0 +1,156 @@
+"""Azure managed disks on an Azure VM: disk caps (256 KiB IO units), VM cached/uncached caps,
+host cache (ReadOnly, ReadWrite, None) with the warm hit ratio, striping, credit bursting.
+
+Rules (FACTS.md, MODEL.md):
+- ReadOnly: hits count against the cached cap only; misses and writes against both.
+- ReadWrite: hits and writes against the cached cap (writes see cache latency); the lazy
+  flush of writes loads the uncached cap and the disks off the response path.
+- None: the uncached cap only.
+- Warm hit ratio ``min(1, cache share / working set)``; the VM's cache is shared among its
+  cached disks in proportion to their number.
+- Striping (RAID-0, stripe size s): an IO of b bytes touches ``ceil(b / s)`` members (one more
+  when it is not aligned to the stripe), each carrying an equal part of it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..catalog import DiskSku, ProvisionedDisk
+from ..errors import RuleViolation
+from ..network import Burst, Cap, Class, Delay, Fork, Step, Visit
+from ..scenario import DiskGroup, DiskVolume, Scenario, ScenarioJob, resolve_disk
+from ..units import format_size
+from .builder import Builder, directions, working_set
+from .vm import ClientVm
+
+IO_UNIT = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Member:
+    label: str
+    sku: str
+    cap: Cap
+    size: int
+    read_latency: float
+    write_latency: float
+
+
+def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk) -> tuple[Cap, int]:
+    if isinstance(sku, ProvisionedDisk):
+        size = g.size or sku.min_size
+        iops, bw = sku.caps(size, g.iops, g.bandwidth)
+        return Cap(iops, bw, IO_UNIT), size
+    iops, bw = g.iops or sku.iops, g.bandwidth or sku.bandwidth
+    burst = None
+    bi = g.burst_iops or (sku.burst.iops if sku.burst and sku.burst.kind == "credit" else None)
+    bb = g.burst_bandwidth or (sku.burst.bandwidth if sku.burst and sku.burst.kind == "credit" else None)
+    seconds = (sku.burst.duration if sku.burst and sku.burst.duration else None) or 1800.0
+    if (bi and bi > iops) or (bb and bb > bw):
+        burst = Burst(
+            ops_per_s=bi if bi and bi > iops else None,
+            bytes_per_s=bb if bb and bb > bw else None,
+            credit_ops=(bi - iops) * seconds if bi and bi > iops else None,
+            credit_bytes=(bb - bw) * seconds if bb and bb > bw else None,
+        )
+    return Cap(iops, bw, sku.io_unit or IO_UNIT, burst), g.size or sku.size
+
+
+def members(s: Scenario, name: str, vol: DiskVolume, prefix: str) -> list[Member]:
+    out: list[Member] = []
+    n = 0
+    for i, g in enumerate(vol.disks):
+        sku = resolve_disk(s.catalog, g.sku, file=s.file, field=f"volumes.{name}.disks[{i}].sku")
+        cap, size = _member_cap(g, sku)
+        rl = g.latency if g.latency is not None else sku.read_latency
+        wl = g.latency if g.latency is not None else sku.write_latency
+        for _ in range(g.count):
+            n += 1
+            out.append(Member(f"{prefix}{name}: {g.sku} #{n}", sku.id, cap, size, rl, wl))
+    return out
+
+
+def touched(nbytes: int, stripe: int, n: int) -> int:
+    """Stripe members one IO touches (aligned IOs; one more when sizes do not divide)."""
+    if n <= 1:
+        return 1
+    chunks = math.ceil(nbytes / stripe)
+    if nbytes % stripe and stripe % nbytes:
+        chunks += 1
+    return max(1, min(n, chunks))
+
+
+def compile_volume(b: Builder, s: Scenario, name: str, vol: DiskVolume, jobs: list[ScenarioJob],
+                   client: int, vm: ClientVm) -> None:
+    p = b.prefix(client)
+    ms = members(s, name, vol, p)
+    defaults = s.catalog.defaults
+    dist = Delay(defaults.delay_distribution, defaults.delay_cv)
+    caps = [b.cap(m.label, "disk", m.cap) for m in ms]
+    disk_delay = b.delay(f"{p}{name}: disk latency", "disk", dist)
+    caching = vol.disks[0].caching
+    capacity = sum(m.size for m in ms)
+
+    cache_id = hit_delay = None
+    share = 0
+    if caching != "none":
+        if not vm.cache_size:
+            raise RuleViolation("host-cache-size", f"the host cache size of {vm.name or 'the client'} is not "
+                                "published: set clients.limits.cache_size", file=s.file,
+                                field=f"volumes.{name}.disks[0].caching")
+        cached_disks = sum(g.count for v in s.volumes.values() if isinstance(v, type(vol))
+                           for g in v.disks if g.caching != "none")
+        share = int(vm.cache_size * len(ms) / max(cached_disks, 1))
+        cache_id = b.cache(f"{p}{vm.name or 'client'} host cache ({name})", share, vol.cache == "warm")
+        hit_delay = b.delay(f"{p}{vm.name or 'client'} host cache latency", "vm-cache", dist)
+        if vm.cached is None:
+            b.note(f"{vm.name}: cached limits are not published; cache hits are not capped")
+        if vol.cache == "cold":
+            b.note(f"{name}: the host cache starts cold; predict gives the warm steady state, "
+                   "simulate shows the warm-up")
+
+    def stripe(nbytes: int) -> tuple[Step, ...]:
+        m = touched(nbytes, vol.stripe_size, len(ms))
+        part = math.ceil(nbytes / m)
+        if len(ms) == 1:
+            return (Visit(caps[0], part),)
+        return (Fork(tuple((Visit(c, part),) for c in caps), choose=m, pick="random"),)
+
+    def uncached(nbytes: int) -> tuple[Step, ...]:
+        return (Visit(vm.uncached, nbytes),) if vm.uncached else ()
+
+    def cached(nbytes: int) -> tuple[Step, ...]:
+        return (Visit(vm.cached, nbytes),) if vm.cached else ()
+
+    for sj in jobs:
+        fio = sj.fio
+        ws = working_set(fio, capacity)
+        job = b.job(fio, client, ws)
+        hit = min(1.0, share / ws) if cache_id else 0.0
+        for direction, mix, nbytes in directions(fio):
+            disk_lat = ms[0].read_latency if direction == "read" else ms[0].write_latency
+            disk_lat = max((m.read_latency if direction == "read" else m.write_latency) for m in ms) or disk_lat
+            to_disk = stripe(nbytes) + (Visit(disk_delay, nbytes),)
+            if caching == "none":
+                route = b.unloaded(uncached(nbytes) + to_disk, disk_delay, disk_lat)
+                b.add_class(Class("", job, direction, mix, nbytes, route))
+                continue
+            assert hit_delay is not None
+            hit_route = b.unloaded(cached(nbytes) + (Visit(hit_delay, nbytes),), hit_delay,
+                                   defaults.cache_hit_latency)
+            miss_route = b.unloaded(cached(nbytes) + uncached(nbytes) + to_disk, disk_delay, disk_lat)
+            if direction == "read":
+                if hit > 0:
+                    b.add_class(Class("", job, "read", mix * hit, nbytes, hit_route, "hit", cache_id))
+                if hit < 1:
+                    b.add_class(Class("", job, "read", mix * (1 - hit), nbytes, miss_route, "miss", cache_id))
+            elif caching == "readonly":
+                b.add_class(Class("", job, "write", mix, nbytes, miss_route, None, cache_id))
+            else:  # readwrite: the app sees the cache; the flush loads VM and disks later
+                b.add_class(Class("", job, "write", mix, nbytes, hit_route, None, cache_id,
+                                  background=uncached(nbytes) + stripe(nbytes)))
+        if cache_id and ws > share:
+            b.note(f"{sj.name}: working set {format_size(ws)} exceeds the host cache share "
+                   f"{format_size(share)}: read hit ratio {hit:.0%}")

@@ -1,0 +1,116 @@
+"""``predict``: compile a scenario, solve it by mean value analysis, and explain the answer.
+
+The JSON shape is CONTRACT.md's ``iolab predict --json``; every figure is in base units.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from .analytic import Solution, bounds, chains, solve
+from .compile import compile_scenario
+from .errors import SchemaError
+from .network import Network
+from .scenario import Scenario
+
+__all__ = ["Prediction", "predict", "sweep", "with_job_option", "SWEEPABLE"]
+
+SWEEPABLE = ("iodepth", "numjobs")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A scenario's prediction: the network, its MVA solution and the headline figures."""
+
+    scenario: Scenario
+    network: Network
+    solution: Solution
+    upper_iops: float          # 1 / D_max: what the busiest cap allows at any concurrency
+
+    @property
+    def iops(self) -> float:
+        return self.solution.iops
+
+    @property
+    def bandwidth(self) -> float:
+        return self.solution.bandwidth
+
+    @property
+    def latency(self) -> float:
+        return self.solution.latency
+
+    def direction(self, which: str) -> dict | None:
+        cs = [c for c in self.solution.classes if c.direction == which]
+        x = sum(c.iops for c in cs)
+        if not cs or x <= 0:
+            return None
+        return _figures(x, sum(c.iops * c.bytes for c in cs), sum(c.iops * c.latency for c in cs) / x)
+
+    def jobs(self) -> list[dict]:
+        """Per scenario job, summed over identical clients."""
+        groups: dict[str, list] = {}
+        for j in self.network.jobs:
+            groups.setdefault(j.group, []).append(j.name)
+        out = []
+        for group, names in groups.items():
+            cs = [c for c in self.solution.classes if c.job in names]
+            x = sum(c.iops for c in cs)
+            lat = sum(c.iops * c.latency for c in cs) / x if x > 0 else math.inf
+            out.append({"name": group, **_figures(x, sum(c.iops * c.bytes for c in cs), lat)})
+        return out
+
+    def to_json(self) -> dict:
+        sol = self.solution
+        doc: dict = _figures(self.iops, self.bandwidth, self.latency)
+        for d in ("read", "write"):
+            fig = self.direction(d)
+            if fig:
+                doc[d] = fig
+        doc["jobs"] = self.jobs()
+        doc["bottleneck"] = {"resource": sol.bottleneck.label, "kind": sol.bottleneck.kind,
+                             "utilization": round(sol.bottleneck.utilization, 4)}
+        doc["resources"] = [{"resource": r.label, "kind": r.kind, "utilization": round(r.utilization, 4)}
+                            for r in sol.resources]
+        if sol.slots:
+            doc["slots"] = [{"resource": s.label, "kind": s.kind, "slots": s.slots,
+                             "wanted": round(s.wanted, 3)} for s in sol.slots]
+        doc["outstanding"] = int(sol.outstanding) if float(sol.outstanding).is_integer() else sol.outstanding
+        doc["knee_outstanding"] = round(sol.knee_outstanding, 3)
+        doc["max_iops"] = round(self.upper_iops, 1)
+        if sol.burst is not None:
+            doc["burst"] = {**_figures(sol.burst.iops, sol.burst.bandwidth, sol.burst.latency),
+                            "duration": None if sol.burst.duration is None else round(sol.burst.duration, 3),
+                            "resources": list(sol.burst.resources)}
+        if self.network.notes:
+            doc["notes"] = list(self.network.notes)
+        if self.scenario.ignored:
+            doc["ignored"] = list(self.scenario.ignored)
+        return doc
+
+
+def _figures(iops: float, bandwidth: float, latency: float) -> dict:
+    return {"iops": round(iops, 1), "bandwidth": float(round(bandwidth)),
+            "latency": {"mean": round(latency, 9) if math.isfinite(latency) else None}}
+
+
+def predict(scenario: Scenario) -> Prediction:
+    """Compile and solve a scenario (pure and deterministic)."""
+    network = compile_scenario(scenario)
+    solution = solve(network)
+    ch = chains(network)
+    upper = bounds(ch, math.inf)[1] if ch.demand.any() else math.inf
+    return Prediction(scenario, network, solution, upper)
+
+
+def with_job_option(scenario: Scenario, option: str, value: int) -> Scenario:
+    """The scenario with ``option`` (iodepth or numjobs) set to ``value`` in every job."""
+    if option not in SWEEPABLE:
+        raise SchemaError(f"can sweep {' or '.join(SWEEPABLE)}, not {option!r}", field="--sweep")
+    jobs = tuple(replace(j, fio=replace(j.fio, **{option: value})) for j in scenario.jobs)
+    return scenario.replace_jobs(jobs)
+
+
+def sweep(scenario: Scenario, option: str, values: list[int]) -> list[tuple[int, Prediction]]:
+    """Predict the scenario at each value of ``option`` (the latency curve)."""
+    return [(v, predict(with_job_option(scenario, option, v))) for v in values]

@@ -1,0 +1,437 @@
+"""Scenario files (``iolab predict``, ``iolab simulate``, ``iolab bench run``): typed,
+validated once, catalog ids resolved, defaults applied as fio applies them.
+
+The format is CONTRACT.md's. Jobs use fio's vocabulary: a mapping of fio options, a fio
+command line (``fio: "..."``) or a fio job file (``fio_file: path``, relative to the
+scenario). Every violation raises an :class:`~iolab.errors.InputError` naming the file,
+the field path and the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
+from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
+from .fio import FioJob, parse_cmdline, parse_jobfile
+from .schema import load_yaml, validate
+from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
+
+__all__ = [
+    "Size",
+    "Rate",
+    "OpsRate",
+    "Duration",
+    "ClientLimits",
+    "Clients",
+    "DiskGroup",
+    "DiskVolume",
+    "Connection",
+    "ShareVolume",
+    "Device",
+    "DeviceVolume",
+    "Volume",
+    "ScenarioJob",
+    "Scenario",
+    "load_scenario",
+    "parse_scenario",
+    "parse_jobs",
+]
+
+Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0)]
+Rate = Annotated[float, BeforeValidator(parse_rate), Field(gt=0)]
+OpsRate = Annotated[float, BeforeValidator(parse_ops_rate), Field(gt=0)]
+Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClientLimits(_Model):
+    """Overrides of the client VM's catalog values."""
+
+    uncached_iops: OpsRate | None = None
+    uncached_bandwidth: Rate | None = None
+    cached_iops: OpsRate | None = None
+    cached_bandwidth: Rate | None = None
+    cache_size: Size | None = None
+    network_bandwidth: Rate | None = None
+    burst_iops: OpsRate | None = None
+    burst_bandwidth: Rate | None = None
+
+
+class Clients(_Model):
+    """Identical client machines, all running every job."""
+
+    count: int = Field(1, ge=1, le=1000)
+    vm: str | None = None
+    limits: ClientLimits | None = None
+
+
+class DiskGroup(_Model):
+    """``count`` managed disks of one SKU with one host-cache setting, optionally overridden."""
+
+    sku: str
+    count: int = Field(1, ge=1, le=256)
+    caching: Literal["none", "readonly", "readwrite"] = "none"
+    size: Size | None = None
+    iops: OpsRate | None = None
+    bandwidth: Rate | None = None
+    latency: Duration | None = None
+    burst_iops: OpsRate | None = None
+    burst_bandwidth: Rate | None = None
+
+
+class DiskVolume(_Model):
+    """A set of managed disks, striped (RAID-0) when more than one."""
+
+    disks: list[DiskGroup] = Field(min_length=1)
+    stripe_size: Size = 65536
+    cache: Literal["warm", "cold"] = "warm"
+
+
+class Connection(_Model):
+    """Per-connection overrides: one TCP connection's (or SMB channel's) bandwidth, NFSv3 slots."""
+
+    bandwidth: Rate | None = None
+    slots: int | None = Field(None, ge=1, le=65536)
+
+
+class ShareVolume(_Model):
+    """A file share: Azure NetApp Files, Google Cloud NetApp Volumes or Azure Files premium."""
+
+    service: Literal["anf", "gcnv", "azure-files"]
+    level: str
+    size: Size
+    throughput: Rate | None = None
+    pool: Size | None = None
+    large: bool = False
+    protocol: Literal["nfs3", "nfs4.1", "smb3"] = "nfs3"
+    nconnect: int | None = Field(None, ge=1, le=16)
+    session_slots: int | None = Field(None, ge=1, le=65536)
+    signing: bool = False
+    encryption: bool = False
+    connection: Connection | None = None
+    latency: Duration | None = None
+
+
+class Device(_Model):
+    """A generic device (local NVMe, an on-prem array) described by its own caps and latency."""
+
+    iops: OpsRate | None = None
+    bandwidth: Rate | None = None
+    read_latency: Duration
+    write_latency: Duration | None = None
+
+
+class DeviceVolume(_Model):
+    device: Device
+
+
+Volume = Union[DiskVolume, ShareVolume, DeviceVolume]
+
+
+@dataclass(frozen=True)
+class ScenarioJob:
+    """One job of the scenario: its fio description and the volume it targets."""
+
+    name: str
+    volume: str
+    fio: FioJob
+    field: str          # where it came from, e.g. "jobs[0]"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario with its catalog (bundled data plus the user's files)."""
+
+    file: str
+    clients: Clients
+    volumes: dict[str, Volume]
+    jobs: tuple[ScenarioJob, ...]
+    catalog: Catalog
+    ignored: tuple[str, ...] = ()      # fio options accepted but not modelled, "job: option"
+
+    def replace_jobs(self, jobs: tuple[ScenarioJob, ...]) -> "Scenario":
+        """The same scenario with other jobs (for sweeps)."""
+        return Scenario(self.file, self.clients, self.volumes, jobs, self.catalog, self.ignored)
+
+
+_TOP = {"version", "clients", "volumes", "jobs", "catalog"}
+
+
+def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
+    """Read and validate a scenario file; ``catalog_files`` extend the bundled catalog."""
+    data = load_yaml(path)
+    return parse_scenario(data, file=str(path), base=Path(path).parent, catalog_files=catalog_files)
+
+
+def _check_top(data: Any, file: str, allowed: set[str], what: str) -> dict:
+    if not isinstance(data, dict):
+        raise SchemaError(f"a {what} file must be a mapping with {', '.join(sorted(allowed))}", file=file)
+    for key in data:
+        if key not in allowed:
+            from .errors import nearest
+
+            hint = nearest(str(key), allowed)
+            raise SchemaError(
+                f"unknown field {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
+                + f" (allowed: {', '.join(sorted(allowed))})", file=file, field=str(key))
+    version = data.get("version", 1)
+    if version != 1:
+        raise SchemaError(f"unsupported version {version!r}: this iolab reads version 1", file=file, field="version")
+    return data
+
+
+def parse_scenario(data: Any, *, file: str = "scenario", base: Path | None = None,
+                   catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
+    """Validate parsed YAML data as a scenario (see :func:`load_scenario`)."""
+    base = base or Path(".")
+    data = _check_top(data, file, _TOP, "scenario")
+    extra = list(catalog_files) + _catalog_entries(data.get("catalog"), file, base)
+    catalog = load_catalog(extra)
+    clients = validate(Clients, data.get("clients") or {}, file=file, root_field="clients")
+    raw_volumes = data.get("volumes")
+    if not isinstance(raw_volumes, dict) or not raw_volumes:
+        raise SchemaError("expected a mapping of named volumes (disks, a share or a device)", file=file,
+                          field="volumes")
+    volumes: dict[str, Volume] = {}
+    for name, raw in raw_volumes.items():
+        volumes[str(name)] = _volume(raw, file, f"volumes.{name}")
+    jobs, ignored = parse_jobs(data.get("jobs"), file=file, base=base, volumes=list(volumes))
+    scenario = Scenario(file, clients, volumes, jobs, catalog, ignored)
+    check_rules(scenario)
+    return scenario
+
+
+def _catalog_entries(value: Any, file: str, base: Path) -> list[Path]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        if not isinstance(item, str):
+            raise SchemaError(f"expected a catalog file path, got {item!r}", file=file, field=f"catalog[{i}]")
+        out.append(base / item)
+    return out
+
+
+def _volume(raw: Any, file: str, field: str) -> Volume:
+    if not isinstance(raw, dict):
+        raise SchemaError("a volume is a mapping with one of: disks, service, device", file=file, field=field)
+    if "disks" in raw:
+        return validate(DiskVolume, raw, file=file, root_field=field)
+    if "service" in raw:
+        return validate(ShareVolume, raw, file=file, root_field=field)
+    if "device" in raw:
+        return validate(DeviceVolume, raw, file=file, root_field=field)
+    raise SchemaError("a volume needs one of: disks (managed disks), service (a file share), device "
+                      "(a generic device)", file=file, field=field)
+
+
+def _fio_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise TypeError(value)
+
+
+def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
+               require_volume: bool = True) -> tuple[tuple[ScenarioJob, ...], tuple[str, ...]]:
+    """Parse a ``jobs:`` list (fio options, ``fio:`` command lines, ``fio_file:`` paths)."""
+    if not isinstance(raw, list) or not raw:
+        raise SchemaError("expected a non-empty list of jobs", file=file, field="jobs")
+    jobs: list[ScenarioJob] = []
+    ignored: list[str] = []
+    for i, entry in enumerate(raw):
+        field = f"jobs[{i}]"
+        if not isinstance(entry, dict):
+            raise SchemaError("a job is a mapping of fio options, or {fio: ...} or {fio_file: ...}",
+                              file=file, field=field)
+        entry = dict(entry)
+        volume = entry.pop("volume", None)
+        if volume is not None and not isinstance(volume, str):
+            raise SchemaError("expected a volume name", file=file, field=f"{field}.volume")
+        if volumes is not None:
+            if volume is None:
+                if len(volumes) != 1 and require_volume:
+                    raise SchemaError(f"name the job's volume (one of: {', '.join(volumes)})", file=file,
+                                      field=f"{field}.volume")
+                volume = volumes[0] if volumes else ""
+            elif volume not in volumes:
+                raise UnknownIdError("volume", volume, volumes, file=file, field=f"{field}.volume")
+        fio_jobs = _fio_jobs(entry, file, base, field, i)
+        for fj in fio_jobs:
+            jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
+            ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored)
+    names = [j.name for j in jobs]
+    for j in jobs:
+        if names.count(j.name) > 1:
+            raise SchemaError(f"two jobs are named {j.name!r}; give each job its own name", file=file,
+                              field=f"{j.field}.name")
+    return tuple(jobs), tuple(ignored)
+
+
+def _fio_jobs(entry: dict, file: str, base: Path, field: str, index: int) -> list[FioJob]:
+    if "fio" in entry or "fio_file" in entry:
+        key = "fio" if "fio" in entry else "fio_file"
+        others = [k for k in entry if k != key]
+        if others:
+            raise SchemaError(f"a job given by {key} takes only 'volume' beside it, not {others[0]!r}",
+                              file=file, field=f"{field}.{others[0]}")
+        value = entry[key]
+        if not isinstance(value, str) or not value.strip():
+            raise SchemaError(f"expected a {'fio command line' if key == 'fio' else 'path'} string", file=file,
+                              field=f"{field}.{key}")
+        try:
+            if key == "fio":
+                return parse_cmdline(value, source=f"{file}: {field}.fio")
+            path = base / value
+            try:
+                text = path.read_text()
+            except (OSError, UnicodeDecodeError) as e:
+                raise SchemaError(f"cannot read fio job file {value!r}: {getattr(e, 'strerror', None) or e}",
+                                  file=file, field=f"{field}.fio_file") from None
+            return parse_jobfile(text, source=str(path))
+        except InputError as e:
+            raise e if e.file else e.located(file=file, field=f"{field}.{key}") from None
+    argv = [f"--name={entry.pop('name', f'job{index + 1}')}"]
+    for key, value in entry.items():
+        try:
+            argv.append(f"--{key}={_fio_value(value)}")
+        except TypeError:
+            raise SchemaError(f"expected a fio option value (a number or a string), got {value!r}",
+                              file=file, field=f"{field}.{key}") from None
+    try:
+        return parse_cmdline(argv, source=file)
+    except InputError as e:
+        option = (e.field or "").lstrip("-").split(".")[-1].lstrip("-")
+        located = SchemaError(e.message, file=file, field=f"{field}.{option}" if option else field)
+        raise located from None
+
+
+# ---------------------------------------------------------------------------------- rules
+
+def check_rules(s: Scenario) -> None:
+    """The constraint checks that belong to loading (each names its rule)."""
+    cat, f = s.catalog, s.file
+    vm = None
+    if s.clients.vm is not None:
+        vm = cat.vm(s.clients.vm) if s.clients.vm in cat.vms else None
+        if vm is None:
+            raise UnknownIdError("VM size", s.clients.vm, cat.vms, file=f, field="clients.vm")
+    total_disks = 0
+    for name, vol in s.volumes.items():
+        if isinstance(vol, DiskVolume):
+            modes = {g.caching for g in vol.disks}
+            if len(modes) > 1:
+                raise RuleViolation("uniform-caching", "all disks striped into one volume need the same "
+                                    "host-cache setting; put cached disks in a volume of their own",
+                                    file=f, field=f"volumes.{name}.disks")
+            for i, g in enumerate(vol.disks):
+                field = f"volumes.{name}.disks[{i}]"
+                sku = resolve_disk(cat, g.sku, file=f, field=f"{field}.sku")
+                total_disks += g.count
+                if isinstance(sku, ProvisionedDisk):
+                    if g.size is None:
+                        raise SchemaError(f"a {sku.id} disk needs its provisioned size", file=f, field=f"{field}.size")
+                    try:
+                        sku.caps(g.size, g.iops, g.bandwidth)
+                    except InputError as e:
+                        raise e.located(file=f, field=field) from None
+                premium = sku.tier in ("premium", "premium-v2", "ultra")
+                if premium and vm is not None and not vm.premium_storage:
+                    raise RuleViolation("premium-storage", f"{vm.id} does not take premium disks ({sku.id} is "
+                                        f"{sku.tier})", file=f, field=f"{field}.sku")
+                caching_ok = sku.host_caching if isinstance(sku, DiskSku) else False
+                if isinstance(sku, DiskSku) and g.size is not None:
+                    caching_ok = caching_ok and g.size < 4 * TiB
+                if g.caching != "none" and not caching_ok:
+                    raise RuleViolation("host-caching", f"host caching exists only for disks under 4 TiB and "
+                                        f"never for Ultra or Premium SSD v2 ({sku.id})", file=f,
+                                        field=f"{field}.caching")
+                if g.caching != "none" and vm is None and not (s.clients.limits and s.clients.limits.cache_size):
+                    raise RuleViolation("host-caching", "host caching needs a client VM (clients.vm) or "
+                                        "clients.limits.cache_size", file=f, field=f"{field}.caching")
+        elif isinstance(vol, ShareVolume):
+            _check_share(s, name, vol)
+    if vm is not None and total_disks > vm.max_data_disks:
+        raise RuleViolation("max-data-disks", f"{vm.id} takes at most {vm.max_data_disks} data disks; the "
+                            f"scenario attaches {total_disks}", file=f, field="volumes")
+
+
+def resolve_disk(cat: Catalog, sku: str, *, file: str, field: str) -> DiskSku | ProvisionedDisk:
+    known = list(cat.disks) + list(cat.provisioned)
+    if sku not in known:
+        raise UnknownIdError("disk SKU", sku, known, file=file, field=field)
+    return cat.disk(sku)
+
+
+def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
+    f, field = s.file, f"volumes.{name}"
+    cat = s.catalog
+    try:
+        level = cat.service(vol.service, vol.level)
+    except InputError as e:
+        raise e.located(file=f, field=f"{field}.level") from None
+    if vol.protocol != "smb3" and (vol.signing or vol.encryption):
+        which = "signing" if vol.signing else "encryption"
+        raise RuleViolation("smb-only", f"{which} applies to SMB only (protocol is {vol.protocol})", file=f,
+                            field=f"{field}.{which}")
+    if vol.service == "azure-files" and vol.protocol == "nfs3":
+        raise RuleViolation("azure-files-protocols", "Azure Files premium serves NFS 4.1 and SMB 3, not NFSv3",
+                            file=f, field=f"{field}.protocol")
+    lo, hi = (level.large_min_size, level.large_max_size) if vol.large else (level.min_size, level.max_size)
+    if vol.large and lo is None:
+        raise RuleViolation("large-volume", f"{level.id} has no large volumes", file=f, field=f"{field}.large")
+    if lo is not None and vol.size < lo or hi is not None and vol.size > hi:
+        kind = "large volume" if vol.large else "volume"
+        raise RuleViolation(f"{kind}-size", f"a {level.id} {kind} is {format_size(lo)} to {format_size(hi)}; "
+                            f"{format_size(vol.size)} is outside", file=f, field=f"{field}.size")
+    if vol.throughput is not None:
+        if not level.manual_qos:
+            raise RuleViolation("manual-qos", f"{level.id} has no manual QoS: its throughput follows its size",
+                                file=f, field=f"{field}.throughput")
+        vmax = level.volume_max_throughput
+        if vol.large and level.large_max_throughput:
+            vmax = level.large_max_throughput
+        if vmax is not None and vol.throughput > vmax * (1 + 1e-9):
+            raise RuleViolation("volume-max-throughput", f"one {level.id} volume is capped at "
+                                f"{format_rate(vmax, binary=True)}; {format_rate(vol.throughput, binary=True)} "
+                                "asked", file=f, field=f"{field}.throughput")
+        vmin = level.volume_min_throughput
+        if vmin is not None and vol.throughput < vmin:
+            raise RuleViolation("volume-min-throughput", f"a manual-QoS volume gets at least "
+                                f"{format_rate(vmin, binary=True)}", file=f, field=f"{field}.throughput")
+        if vol.pool is not None:
+            budget = level.pool_budget(vol.pool)
+            if vol.throughput > budget * (1 + 1e-9):
+                raise RuleViolation("pool-budget", f"a {format_size(vol.pool)} {level.id} pool has "
+                                    f"{format_rate(budget, binary=True)} to assign; the volume asks "
+                                    f"{format_rate(vol.throughput, binary=True)}", file=f,
+                                    field=f"{field}.throughput")
+    if vol.pool is not None:
+        if vol.pool < vol.size:
+            raise RuleViolation("pool-size", "a pool holds its volumes: pool must be at least the volume's size",
+                                file=f, field=f"{field}.pool")
+        plo, phi = level.pool_min_size, level.pool_max_size
+        if plo is not None and vol.pool < plo or phi is not None and vol.pool > phi:
+            raise RuleViolation("pool-size", f"a {level.id} pool is {format_size(plo)} to {format_size(phi)}",
+                                file=f, field=f"{field}.pool")
+    proto = cat.protocol(vol.protocol)
+    if vol.nconnect is not None and vol.nconnect > proto.max_nconnect:
+        raise RuleViolation("nconnect", f"at most {proto.max_nconnect} connections", file=f,
+                            field=f"{field}.nconnect")
+    if vol.session_slots is not None:
+        if vol.protocol != "nfs4.1":
+            raise RuleViolation("session-slots", "session slots exist in NFSv4.1 only", file=f,
+                                field=f"{field}.session_slots")
+        if proto.session_slots_max and vol.session_slots > proto.session_slots_max:
+            raise RuleViolation("session-slots", f"the server grants at most {proto.session_slots_max} "
+                                "session slots", file=f, field=f"{field}.session_slots")
