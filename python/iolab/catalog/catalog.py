@@ -1,0 +1,96 @@
+"""The catalog: every VM size, disk SKU, service level and protocol, looked up by id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TypeVar, Union
+
+from ..errors import UnknownIdError
+from .defaults import Defaults
+from .disk import DiskSku, ProvisionedDisk
+from .protocol import Protocol
+from .row import Row
+from .service import ServiceLevel
+from .vm import Vm
+
+__all__ = ["Catalog", "Entry", "SECTIONS"]
+
+Entry = Union[Vm, DiskSku, ProvisionedDisk, ServiceLevel, Protocol]
+SECTIONS: Mapping[str, type[Row]] = MappingProxyType({
+    "vms": Vm, "disks": DiskSku, "provisioned": ProvisionedDisk, "services": ServiceLevel, "protocols": Protocol,
+})
+"""The sections of a catalog file that hold rows by id, and the model of their rows."""
+
+R = TypeVar("R", bound=Row)
+
+
+def _find(rows: Mapping[str, R], ident: str) -> R | None:
+    """The row with this id, or with this id ignoring case when that is unambiguous."""
+    if ident in rows:
+        return rows[ident]
+    folded = [r for k, r in rows.items() if k.casefold() == ident.casefold()]
+    return folded[0] if len(folded) == 1 else None
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """All catalog rows, immutable. Build one with :func:`iolab.catalog.load_catalog`.
+
+    The lookup methods accept an id exactly or in another case (``standard_ds13``) and
+    raise :class:`~iolab.errors.UnknownIdError` listing the nearest known ids otherwise.
+    """
+
+    vms: Mapping[str, Vm]
+    disks: Mapping[str, DiskSku]
+    provisioned: Mapping[str, ProvisionedDisk]
+    services: Mapping[str, ServiceLevel]
+    protocols: Mapping[str, Protocol]
+    defaults: Defaults
+
+    def vm(self, id: str) -> Vm:
+        """The VM size ``id`` (``Standard_DS13``)."""
+        found = _find(self.vms, id)
+        if found is None:
+            raise UnknownIdError("VM size", id, self.vms)
+        return found
+
+    def disk(self, id: str) -> DiskSku | ProvisionedDisk:
+        """The disk SKU ``id``: a fixed size (``P30``, ``E10``, ``S4``) or ``premium-v2``/``ultra``."""
+        found = _find(self.disks, id) or _find(self.provisioned, id)
+        if found is None:
+            raise UnknownIdError("disk SKU", id, [*self.disks, *self.provisioned])
+        return found
+
+    def service(self, service: str, level: str) -> ServiceLevel:
+        """The service level ``level`` of ``service`` (``"anf"``, ``"ultra"``)."""
+        services = sorted({s.service for s in self.services.values()})
+        if service.casefold() not in services:
+            raise UnknownIdError("service", service, services)
+        for row in self.services.values():
+            if row.service == service.casefold() and row.level.casefold() == level.casefold():
+                return row
+        levels = sorted(s.level for s in self.services.values() if s.service == service.casefold())
+        raise UnknownIdError(f"{service} service level", level, levels)
+
+    def protocol(self, id: str) -> Protocol:
+        """The protocol ``id`` (``nfs3``, ``nfs4.1``, ``smb3``)."""
+        found = _find(self.protocols, id)
+        if found is None:
+            raise UnknownIdError("protocol", id, self.protocols)
+        return found
+
+    def section(self, name: str) -> Mapping[str, Row]:
+        """The rows of one section by its name in a catalog file (``"vms"``, ``"disks"``, ...)."""
+        if name not in SECTIONS:
+            raise UnknownIdError("catalog section", name, SECTIONS)
+        return getattr(self, name)
+
+    def entry(self, id: str) -> tuple[str, Entry]:
+        """Any row by its id, with the name of its section; for ``iolab catalog show``."""
+        for name in SECTIONS:
+            found = _find(getattr(self, name), id)
+            if found is not None:
+                return name, found  # type: ignore[return-value]
+        raise UnknownIdError("catalog id", id, [k for name in SECTIONS for k in getattr(self, name)])

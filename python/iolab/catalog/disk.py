@@ -1,0 +1,204 @@
+"""Azure managed disks: fixed-size SKUs (P30, E10, S4) and provisioned ones (Premium SSD v2, Ultra)."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal, NamedTuple
+
+from pydantic import NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
+
+from ..errors import RuleViolation
+from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
+from ..units import GiB, TiB, format_ops, format_size
+from .row import Row
+
+__all__ = ["DiskBurst", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
+
+IO_UNIT = 256 * 1024
+"""Azure counts an IO of up to 256 KiB as one; larger IOs count as multiples of it."""
+HOST_CACHE_MAX_SIZE = 4 * TiB
+"""Host caching exists only for disks smaller than this (4,096 GiB)."""
+
+
+def _mbps(rate: float) -> str:
+    """A disk bandwidth as Azure's disk pages state it: decimal MB/s (``0.25 MB/s``, ``2,000 MB/s``)."""
+    return f"{rate / 1e6:,.6g} MB/s"
+
+
+class DiskBurst(FrozenModel):
+    """Higher caps a disk can reach for a while.
+
+    ``credit``: free; a bucket that starts full and lasts ``duration`` seconds at the burst
+    caps (Azure: 30 minutes). ``on-demand``: paid, no bucket, so ``duration`` is None.
+    """
+
+    kind: Literal["credit", "on-demand"]
+    iops: PositiveOps
+    bandwidth: PositiveRate
+    duration: PositiveDuration | None = None
+
+    @model_validator(mode="after")
+    def _duration(self) -> "DiskBurst":
+        if self.kind == "credit" and self.duration is None:
+            raise ValueError("a credit burst needs duration (how long a full bucket lasts)")
+        if self.kind == "on-demand" and self.duration is not None:
+            raise ValueError("an on-demand burst has no duration")
+        return self
+
+
+class PerformancePlus(NamedTuple):
+    """The higher caps of a disk created with performance plus: (ops/s, bytes/s)."""
+
+    iops: PositiveOps
+    bandwidth: PositiveRate
+
+
+class DiskSku(Row):
+    """A fixed-size managed disk SKU: Premium SSD P1–P80, Standard SSD E1–E80, Standard HDD S4–S80.
+
+    ``iops`` (ops/s, counted in ``io_unit`` bytes) and ``bandwidth`` (bytes/s) are the
+    provisioned caps; ``read_latency``/``write_latency`` (seconds) are unloaded latencies,
+    taken from the catalog's defaults (and marked assumptions) when a row does not say.
+    Raises (at validation) when a burst is below the caps it bursts from.
+    """
+
+    tier: Literal["premium", "standard-ssd", "standard-hdd"]
+    size: PositiveSize
+    iops: PositiveOps
+    bandwidth: PositiveRate
+    burst: DiskBurst | None = None
+    performance_plus: PerformancePlus | None = None
+    read_latency: PositiveDuration
+    write_latency: PositiveDuration
+    io_unit: PositiveSize = IO_UNIT
+    price_per_month: NonNegativeFloat | None = None
+
+    @model_validator(mode="after")
+    def _burst_above(self) -> "DiskSku":
+        if self.burst and (self.burst.iops < self.iops or self.burst.bandwidth < self.bandwidth):
+            raise ValueError("burst.iops/burst.bandwidth must not be below iops/bandwidth")
+        return self
+
+    @property
+    def host_caching(self) -> bool:
+        """True when host caching (ReadOnly/ReadWrite) may be set: disks under 4,096 GiB."""
+        return self.size < HOST_CACHE_MAX_SIZE
+
+
+class ProvisionedDisk(Row):
+    """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or Ultra.
+
+    The rules, with their parameters from the catalog:
+
+    - size from ``min_size`` to ``max_size`` in ``size_step`` steps;
+    - IOPS from ``min_iops`` up to ``iops_per_gib`` per GiB of size, never below
+      ``baseline_iops`` (free at any size, Premium SSD v2) and never above ``max_iops``;
+    - bandwidth from ``min_bandwidth`` up to ``bandwidth_per_iops`` (bytes/s per
+      provisioned IOPS), never above ``max_bandwidth``.
+
+    No host caching. Latencies are unloaded latencies (assumptions: not published).
+    """
+
+    tier: Literal["premium-v2", "ultra"]
+    min_size: PositiveSize
+    max_size: PositiveSize
+    size_step: PositiveSize
+    baseline_iops: PositiveOps | None = None
+    baseline_bandwidth: PositiveRate | None = None
+    iops_per_gib: PositiveFloat
+    min_iops: PositiveOps
+    max_iops: PositiveOps
+    bandwidth_per_iops: PositiveRate
+    min_bandwidth: PositiveRate
+    max_bandwidth: PositiveRate
+    read_latency: PositiveDuration
+    write_latency: PositiveDuration
+    io_unit: PositiveSize = IO_UNIT
+    changes_per_day: PositiveInt | None = None
+    price_per_gib_month: NonNegativeFloat | None = None
+    price_per_iops_month: NonNegativeFloat | None = None
+    price_per_mbps_month: NonNegativeFloat | None = None
+
+    @model_validator(mode="after")
+    def _ranges(self) -> "ProvisionedDisk":
+        for low, high in (("min_size", "max_size"), ("min_iops", "max_iops"), ("min_bandwidth", "max_bandwidth")):
+            if getattr(self, low) > getattr(self, high):
+                raise ValueError(f"{low} must not be above {high}")
+        if (self.baseline_iops is None) != (self.baseline_bandwidth is None):
+            raise ValueError("baseline_iops and baseline_bandwidth go together: give both or neither")
+        return self
+
+    @property
+    def host_caching(self) -> bool:
+        """Always False: neither Premium SSD v2 nor Ultra allows host caching."""
+        return False
+
+    # ---- rules
+
+    def _rule_iops(self) -> str:
+        above = f" above {self.baseline_iops / self.iops_per_gib:g} GiB" if self.baseline_iops else ""
+        return f"{self.id} iops <= {self.iops_per_gib:g} per GiB{above}, up to {self.max_iops:,.0f}"
+
+    def _rule_bandwidth(self) -> str:
+        return f"{self.id} bandwidth <= {_mbps(self.bandwidth_per_iops)} per IOPS, up to {_mbps(self.max_bandwidth)}"
+
+    def check_size(self, size: int) -> None:
+        """Raise :class:`RuleViolation` unless ``size`` (bytes) is a size this disk can have."""
+        if not self.min_size <= size <= self.max_size:
+            raise RuleViolation(f"{self.id} size {format_size(self.min_size)} to {format_size(self.max_size)}",
+                                f"size {format_size(size)} is out of range")
+        if size % self.size_step:
+            raise RuleViolation(f"{self.id} size in {format_size(self.size_step)} steps",
+                                f"size {format_size(size)} is not a whole number of {format_size(self.size_step)}")
+
+    def round_size(self, size: float) -> int:
+        """The smallest valid size (bytes) of at least ``size``; raises when above the maximum."""
+        rounded = max(self.min_size, math.ceil(size / self.size_step) * self.size_step)
+        self.check_size(rounded)
+        return rounded
+
+    def size_for(self, iops: float) -> int:
+        """The smallest valid size (bytes) that allows ``iops``; raises when none does."""
+        if iops > self.max_iops:
+            raise RuleViolation(self._rule_iops(), f"{format_ops(iops)} is above the maximum")
+        if self.baseline_iops is not None and iops <= self.baseline_iops:
+            return self.min_size
+        return self.round_size(math.ceil(iops / self.iops_per_gib) * GiB)
+
+    def max_caps(self, size: int) -> tuple[float, float]:
+        """The most (ops/s, bytes/s) a disk of ``size`` bytes can be provisioned with."""
+        self.check_size(size)
+        iops = min(self.max_iops, max(self.baseline_iops or 0.0, self.iops_per_gib * size / GiB))
+        return iops, min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+
+    def caps(self, size: int, iops: float | None = None, bandwidth: float | None = None) -> tuple[float, float]:
+        """The (ops/s, bytes/s) caps of a disk of ``size`` bytes provisioned with ``iops`` and ``bandwidth``.
+
+        An omitted value takes the free baseline where there is one (Premium SSD v2:
+        3,000 IOPS, 125 MB/s), otherwise the most the size (or the IOPS) allows (Ultra).
+        Raises :class:`RuleViolation` naming the rule when a value is out of range, for
+        instance ``premium-v2 iops <= 500 per GiB above 6 GiB, up to 80,000``.
+        """
+        most_iops, _ = self.max_caps(size)
+        if iops is None:
+            iops = self.baseline_iops if self.baseline_iops is not None else most_iops
+        if iops < self.min_iops:
+            raise RuleViolation(f"{self.id} iops >= {self.min_iops:,.0f}", f"{format_ops(iops)} is below the minimum")
+        if iops > most_iops:
+            need = self.size_for(iops) if iops <= self.max_iops else None
+            hint = f"; {format_ops(iops)} needs at least {format_size(need)}" if need else ""
+            raise RuleViolation(self._rule_iops(),
+                                f"{format_size(size)} allows at most {format_ops(most_iops)}{hint}")
+        most_bandwidth = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        if bandwidth is None:
+            bandwidth = self.baseline_bandwidth if self.baseline_bandwidth is not None else most_bandwidth
+            bandwidth = min(bandwidth, most_bandwidth)
+        if bandwidth < self.min_bandwidth:
+            raise RuleViolation(f"{self.id} bandwidth >= {_mbps(self.min_bandwidth)}",
+                                f"{_mbps(bandwidth)} is below the minimum")
+        if bandwidth > most_bandwidth:
+            need_iops = math.ceil(bandwidth / self.bandwidth_per_iops)
+            hint = f"; {_mbps(bandwidth)} needs at least {need_iops:,} IOPS" if bandwidth <= self.max_bandwidth else ""
+            raise RuleViolation(self._rule_bandwidth(),
+                                f"{format_ops(iops)} allows at most {_mbps(most_bandwidth)}{hint}")
+        return float(iops), float(bandwidth)

@@ -1,0 +1,235 @@
+"""Loading the catalog: the bundled data files, then the user's files over them.
+
+A catalog file is a YAML mapping of sections (``vms``, ``disks``, ``provisioned``,
+``services``, ``protocols``: each a mapping of id to fields; ``defaults``: one mapping;
+``version``: 1 if given). Files are merged in order: a new id adds a row; an existing
+id's given fields replace the old ones (mappings such as ``burst`` merge key by key,
+``null`` clears a field), and then the merged row is validated. A user's override also
+updates the row's provenance: ``source`` gains "FIELDS from FILE" and the overridden
+fields leave ``assumptions`` (unless the file sets these itself). Rows under ``disks``
+with tier ``premium-v2`` or ``ultra`` belong to ``provisioned``.
+
+Rows that leave out a latency take it from ``defaults.latency`` and list it among their
+assumptions; this happens after all files are merged, so a user's file that changes a
+default latency changes every row that relies on it.
+
+Every error is a :class:`~iolab.errors.InputError` naming the file (as the user gave it;
+bundled files as ``iolab/catalog/data/NAME.yaml``) and the field path
+(``vms.Standard_DS13.uncached_iops``); a field's error blames the file that set it last.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import InputError, SchemaError, nearest
+from ..schema import load_yaml, parse_yaml, validate
+from .catalog import SECTIONS, Catalog
+from .defaults import Defaults
+from .row import Row, Sourced
+
+__all__ = ["load_catalog", "bundled_catalog", "TOP_LEVEL"]
+
+TOP_LEVEL = ("version", *SECTIONS, "defaults")
+"""The keys a catalog file may have at its top level."""
+_PROVISIONED_TIERS = ("premium-v2", "ultra")
+_META = ("source", "assumptions", "notes")
+
+
+@dataclass
+class _Draft:
+    """Raw rows as merged so far, and which file set each field of each row.
+
+    ``origin[(section, id)]`` maps a field name to the file that set it last; key ``""``
+    is the file that added the row and ``"*"`` the last file that touched it.
+    """
+
+    rows: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {s: {} for s in SECTIONS})
+    defaults: dict[str, Any] = field(default_factory=dict)
+    origin: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+
+
+def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:
+    """The bundled catalog extended and overridden by ``files``, in order.
+
+    Raises :class:`~iolab.errors.SchemaError` (or another :class:`~iolab.errors.InputError`)
+    naming the file and the field for anything wrong in a file.
+    """
+    if isinstance(files, (str, Path)):
+        files = [files]
+    if not files:
+        return bundled_catalog()
+    draft = copy.deepcopy(_bundled_draft())
+    for path in files:
+        name = str(path)
+        _merge_file(draft, load_yaml(path), name)
+    return _build(draft)
+
+
+@lru_cache(maxsize=1)
+def bundled_catalog() -> Catalog:
+    """The catalog shipped inside the package (built once, then cached)."""
+    return _build(_bundled_draft())
+
+
+@lru_cache(maxsize=1)
+def _bundled_draft() -> _Draft:
+    draft = _Draft()
+    data_dir = resources.files("iolab.catalog").joinpath("data")
+    for item in sorted(data_dir.iterdir(), key=lambda r: r.name):
+        if item.name.endswith(".yaml"):
+            name = f"iolab/catalog/data/{item.name}"
+            _merge_file(draft, parse_yaml(item.read_bytes(), file=name), name)
+    return draft
+
+
+# --------------------------------------------------------------------------- merging
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+
+
+def _merge_file(draft: _Draft, data: Any, file: str) -> None:
+    if not isinstance(data, dict):
+        raise SchemaError(f"expected a mapping of sections ({', '.join(TOP_LEVEL)}), got {_kind(data)}", file=file)
+    for key, value in data.items():
+        section = str(key)
+        if section == "version":
+            if value != 1:
+                raise SchemaError(f"unsupported catalog version {value!r} (expected 1)", file=file, field="version")
+        elif section == "defaults":
+            if not isinstance(value, dict):
+                raise SchemaError(f"expected a mapping of fields, got {_kind(value)}", file=file, field="defaults")
+            origin = draft.origin.setdefault(("defaults", ""), {})
+            draft.defaults = _merge_row(draft.defaults or None, value, Defaults, file, origin)
+        elif section in SECTIONS:
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                raise SchemaError(f"expected a mapping of id to fields, got {_kind(value)}", file=file, field=section)
+            for ident, row in value.items():
+                _merge_entry(draft, section, str(ident), row, file)
+        else:
+            hint = nearest(section, TOP_LEVEL, n=1)
+            text = f"; did you mean {hint[0]!r}?" if hint else f" (sections: {', '.join(TOP_LEVEL)})"
+            raise SchemaError(f"unknown section {section!r}{text}", file=file, field=section)
+
+
+def _merge_entry(draft: _Draft, section: str, ident: str, row: Any, file: str) -> None:
+    where = f"{section}.{ident}"
+    if not isinstance(row, dict):
+        raise SchemaError(f"expected a mapping of fields, got {_kind(row)}", file=file, field=where)
+    if section == "disks" and (ident in draft.rows["provisioned"] or row.get("tier") in _PROVISIONED_TIERS):
+        section = "provisioned"
+    if "id" in row:
+        if str(row["id"]) != ident:
+            raise SchemaError(f"id {row['id']!r} differs from its key {ident!r}", file=file, field=f"{where}.id")
+        row = {k: v for k, v in row.items() if k != "id"}
+    base = draft.rows[section].get(ident)
+    if base is None:
+        for other, rows in draft.rows.items():
+            if ident in rows:
+                raise SchemaError(f"id {ident!r} is already used in section {other!r}", file=file, field=where)
+    origin = draft.origin.setdefault((section, ident), {})
+    draft.rows[section][ident] = _merge_row(base, row, SECTIONS[section], file, origin)
+
+
+def _names(value: Any) -> list[Any] | Any:
+    if isinstance(value, str):
+        return [value]
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def _merge_row(base: dict[str, Any] | None, override: dict[str, Any], model: type[Sourced],
+               file: str, origin: dict[str, str]) -> dict[str, Any]:
+    """Merge one file's fields of a row over what earlier files said (see the module docstring)."""
+    given = {str(k): v for k, v in override.items()}
+    if base is None:
+        row = copy.deepcopy(given)
+        row.setdefault("source", f"catalog file {file}")
+        origin.update({k: file for k in row})
+        origin[""] = origin["*"] = file
+        return row
+    row = copy.deepcopy(base)
+    changed = {k for k in given if k not in _META}
+    for group in model.alternatives:
+        if group & given.keys():
+            changed |= group
+            for k in group - given.keys():
+                row.pop(k, None)
+    if changed and "assumptions" not in given and isinstance(_names(row.get("assumptions", [])), list):
+        row["assumptions"] = [a for a in _names(row.get("assumptions", [])) if a not in changed]
+    if changed and "source" not in given:
+        row["source"] = f"{row.get('source', '')}; {', '.join(sorted(k for k in given if k not in _META))} from {file}"
+    for k, v in given.items():
+        row[k] = _deep_merge(row.get(k), v)
+        origin[k] = file
+    origin["*"] = file
+    return row
+
+
+def _deep_merge(old: Any, new: Any) -> Any:
+    if isinstance(old, dict) and isinstance(new, dict):
+        merged = dict(old)
+        for k, v in new.items():
+            merged[k] = _deep_merge(old.get(k), v)
+        return merged
+    return copy.deepcopy(new)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _build(draft: _Draft) -> Catalog:
+    defaults = _validate(Defaults, draft.defaults, "defaults", draft.origin.get(("defaults", ""), {}))
+    built: dict[str, Any] = {}
+    for section, model in SECTIONS.items():
+        built[section] = MappingProxyType({
+            ident: _validate(model, _complete(section, raw, ident, defaults), f"{section}.{ident}",
+                             draft.origin[(section, ident)])
+            for ident, raw in draft.rows[section].items()
+        })
+    return Catalog(**built, defaults=defaults)
+
+
+def _complete(section: str, raw: dict[str, Any], ident: str, defaults: Defaults) -> dict[str, Any]:
+    """The row with its id and with the default latencies it leaves out (marked assumptions)."""
+    row = dict(raw, id=ident)
+    if section in ("disks", "provisioned"):
+        wanted = [("read_latency", row.get("tier"), "read"), ("write_latency", row.get("tier"), "write")]
+    elif section == "services":
+        wanted = [("latency", row.get("service"), None)]
+    else:
+        return row
+    assumed = _names(row.get("assumptions", []))
+    for name, key, direction in wanted:
+        if name in row or not isinstance(key, str):
+            continue
+        try:
+            row[name] = defaults.latency_for(key, direction)  # type: ignore[arg-type]
+        except SchemaError:
+            continue  # the row's tier/service is wrong or has no default: validation says so
+        if isinstance(assumed, list) and name not in assumed:
+            assumed.append(name)
+    if isinstance(assumed, list):
+        row["assumptions"] = assumed
+    return row
+
+
+def _validate(model: type[Row] | type[Defaults], data: dict[str, Any], root: str, origin: dict[str, str]) -> Any:
+    try:
+        return validate(model, data, root_field=root)
+    except InputError as e:
+        rest = (e.field or "")[len(root):].lstrip(".")
+        name = re.split(r"[.\[]", rest, maxsplit=1)[0]
+        file = origin.get(name) if name else origin.get("*")
+        raise e.located(file=file or origin.get("")) from None

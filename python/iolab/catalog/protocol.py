@@ -1,0 +1,44 @@
+"""File protocols: NFSv3, NFSv4.1, SMB 3 and what limits one client's concurrency and throughput."""
+
+from __future__ import annotations
+
+from pydantic import Field, PositiveInt, model_validator
+
+from ..schema import Fraction, PositiveRate
+from .row import Row
+
+__all__ = ["Protocol"]
+
+
+class Protocol(Row):
+    """A file protocol as a client uses it (``nfs3``, ``nfs4.1``, ``smb3``).
+
+    - ``slots_per_connection``: outstanding requests the server takes per TCP connection
+      (NFSv3: 128); they grow with nconnect.
+    - ``session_slots``: the client's default session slots (NFSv4.1: 64), one session
+      per client whatever nconnect is; ``session_slots_max``: the server's maximum (180).
+    - ``max_nconnect``: the most connections (NFS) or channels (SMB) one mount may use.
+    - ``channels_per_nic``: SMB multichannel connections per RSS NIC by default (4).
+    - ``connection_bandwidth`` (bytes/s): one TCP connection's throughput, held by one
+      client CPU; ``signing_bandwidth``: the same with SMB signing on.
+    - ``encryption_loss``: the share of the service's throughput that SMB encryption
+      costs on read/write work (``encryption_metadata_loss`` on metadata-heavy work).
+    """
+
+    slots_per_connection: PositiveInt | None = None
+    session_slots: PositiveInt | None = None
+    session_slots_max: PositiveInt | None = None
+    max_nconnect: PositiveInt = Field(16, le=64)
+    channels_per_nic: PositiveInt | None = None
+    connection_bandwidth: PositiveRate
+    signing_bandwidth: PositiveRate | None = None
+    encryption_loss: Fraction | None = None
+    encryption_metadata_loss: Fraction | None = None
+
+    @model_validator(mode="after")
+    def _slots(self) -> "Protocol":
+        if self.session_slots and self.session_slots_max and self.session_slots > self.session_slots_max:
+            raise ValueError("session_slots must not be above session_slots_max")
+        if self.signing_bandwidth and self.signing_bandwidth > self.connection_bandwidth:
+            raise ValueError("signing_bandwidth must not be above connection_bandwidth")
+        return self

@@ -1,0 +1,55 @@
+"""What every catalog row has: where its figures come from, and which of them are assumed."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator, model_validator
+
+from ..schema import FrozenModel
+
+__all__ = ["Sourced", "Row", "HOURS_PER_MONTH"]
+
+HOURS_PER_MONTH = 730.0
+"""Hours in a billing month: an hourly price times this is the monthly price."""
+
+
+class Sourced(FrozenModel):
+    """Figures with provenance.
+
+    ``source`` names the document the figures come from and its date. ``assumptions``
+    lists the fields whose values are *not* published (defaults, inferences, unverified
+    prices); calibration or a user's catalog file should replace them. ``notes`` says
+    anything else a reader needs (contradicting pages, older values).
+    """
+
+    source: str = Field(min_length=1)
+    assumptions: tuple[str, ...] = ()
+    notes: str = ""
+
+    #: Groups of fields that state the same thing in different ways: a user's file that
+    #: gives one of them replaces the others (``price_per_hour`` vs ``price_per_month``).
+    alternatives: ClassVar[tuple[frozenset[str], ...]] = ()
+
+    @field_validator("assumptions", mode="before")
+    @classmethod
+    def _one_name(cls, value: Any) -> Any:
+        return (value,) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _known_assumptions(self) -> "Sourced":
+        fields = type(self).model_fields
+        for name in self.assumptions:
+            if name not in fields:
+                raise ValueError(f"assumptions names {name!r}, which is not a field of this entry")
+        return self
+
+    def is_assumed(self, field: str) -> bool:
+        """True when ``field``'s value is an assumption rather than a published figure."""
+        return field in self.assumptions
+
+
+class Row(Sourced):
+    """A catalog entry with an ``id`` (its key in the catalog file)."""
+
+    id: str = Field(min_length=1)

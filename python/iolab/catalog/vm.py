@@ -1,0 +1,84 @@
+"""Azure VM sizes and their storage limits."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import NonNegativeFloat, PositiveInt, TypeAdapter, ValidationError, model_validator
+
+from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
+from .row import HOURS_PER_MONTH, Row
+
+__all__ = ["Vm"]
+
+_PRICE = TypeAdapter(NonNegativeFloat)
+
+
+class Vm(Row):
+    """One VM size (``Standard_DS13``) and the limits that bound its storage IO.
+
+    - ``uncached_iops`` / ``uncached_bandwidth`` (ops/s, bytes/s): the cap over IO to
+      disks with host caching None and over cache misses ("Remote Storage" limits).
+    - ``cached_iops`` / ``cached_bandwidth``: the separate cap over IO served through the
+      host cache; ``cache_size`` (bytes) is the cache (shared with the temp disk). None
+      where the size has no cache or the figure is not published (Dsv5, Esv5).
+    - ``burst_iops`` / ``burst_bandwidth``: the uncached caps while the VM's credits last,
+      ``burst_duration`` seconds at most from a full bucket (Azure: 30 minutes).
+    - ``network_bandwidth``: aggregate egress bytes/s over all NICs (not guaranteed).
+    - ``price_per_month``: a file may give ``price_per_hour`` instead (times 730).
+
+    Raises (at validation) when a cap is given without its pair (IOPS without bandwidth)
+    or a burst cap is below the baseline it bursts from.
+    """
+
+    vcpus: PositiveInt
+    memory: PositiveSize
+    max_data_disks: PositiveInt
+    premium_storage: bool
+    uncached_iops: PositiveOps | None = None
+    uncached_bandwidth: PositiveRate | None = None
+    cached_iops: PositiveOps | None = None
+    cached_bandwidth: PositiveRate | None = None
+    cache_size: PositiveSize | None = None
+    burst_iops: PositiveOps | None = None
+    burst_bandwidth: PositiveRate | None = None
+    burst_duration: PositiveDuration = 1800.0
+    network_bandwidth: PositiveRate | None = None
+    price_per_month: NonNegativeFloat | None = None
+
+    alternatives: ClassVar = (frozenset({"price_per_month", "price_per_hour"}),)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hourly_price(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "price_per_hour" not in data:
+            return data
+        data = dict(data)
+        hourly = data.pop("price_per_hour")
+        if "price_per_month" in data:
+            raise ValueError("give price_per_month or price_per_hour, not both")
+        try:
+            data["price_per_month"] = None if hourly is None else _PRICE.validate_python(hourly) * HOURS_PER_MONTH
+        except ValidationError as e:
+            raise schema_error(e, root_field="price_per_hour") from None
+        return data
+
+    @model_validator(mode="after")
+    def _pairs(self) -> "Vm":
+        for a, b in (("uncached_iops", "uncached_bandwidth"), ("cached_iops", "cached_bandwidth"),
+                     ("burst_iops", "burst_bandwidth")):
+            if (getattr(self, a) is None) != (getattr(self, b) is None):
+                raise ValueError(f"{a} and {b} go together: give both or neither")
+        if self.burst_iops is not None:
+            if self.uncached_iops is None:
+                raise ValueError("burst_iops needs uncached_iops (the baseline it bursts from)")
+            if self.burst_iops < self.uncached_iops or self.burst_bandwidth < self.uncached_bandwidth:  # type: ignore[operator]
+                raise ValueError("burst_iops/burst_bandwidth must not be below uncached_iops/uncached_bandwidth")
+        if self.cached_iops is not None and self.cache_size is None:
+            raise ValueError("cached_iops needs cache_size")
+        return self
+
+    @property
+    def has_cache(self) -> bool:
+        """True when the size has a host cache with published limits."""
+        return self.cached_iops is not None

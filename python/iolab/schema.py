@@ -1,0 +1,359 @@
+"""Reading input files into typed models, with errors that name the file and the field.
+
+Every loader of user files (catalog, scenario, requirements) goes through the same three
+steps, all of them here and none of them specific to one file format:
+
+1. :func:`load_yaml` (or :func:`parse_yaml` for text already in memory) reads YAML and
+   raises :class:`~iolab.errors.SchemaError` naming the file for anything that is not a
+   YAML document: a missing or unreadable file, binary or non-UTF-8 content, an empty
+   file, a syntax error (with its line and column) or a key given twice in one mapping.
+2. :func:`validate` turns plain data into a pydantic model. A pydantic ``ValidationError``
+   becomes one :class:`~iolab.errors.SchemaError` located by ``file=`` and a dotted field
+   path (``volumes.data.disks[0].sku``), prefixed by ``root_field`` when the data is
+   part of a larger document. An unknown field names the nearest valid field
+   (``unknown field 'uncached_iop'; did you mean 'uncached_iops'?``). Any other
+   :class:`~iolab.errors.InputError` raised by a model's own validator (a
+   :class:`~iolab.errors.RuleViolation`, say) is located the same way.
+3. Field types with units parse unit strings once, at validation: :data:`Size` (bytes),
+   :data:`Rate` (bytes/s), :data:`Ops` (ops/s), :data:`Duration` (seconds), each with a
+   ``Positive`` variant that refuses zero, plus :data:`Fraction` (0..1). Numbers are
+   accepted as base units. :func:`unit_of` tells which unit a model field carries, so
+   that output code can print it back (``format_size`` and friends).
+
+:class:`FrozenModel` is the base for input models: immutable, unknown fields refused.
+
+Example::
+
+    class Disk(FrozenModel):
+        size: PositiveSize
+        iops: PositiveOps
+
+    data = load_yaml("disks.yaml")                      # SchemaError: "disks.yaml: ..."
+    disk = validate(Disk, data["P30"], file="disks.yaml", root_field="disks.P30")
+    # SchemaError "disks.yaml: disks.P30.iops: must be greater than 0 (got 0)"
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar, Union
+
+import yaml
+from annotated_types import Ge, Gt, Le
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from .errors import InputError, SchemaError, nearest
+from .units import parse_duration, parse_ops_rate, parse_rate, parse_size
+
+__all__ = [
+    "FrozenModel",
+    "load_yaml",
+    "parse_yaml",
+    "validate",
+    "schema_error",
+    "field_path",
+    "UnitKind",
+    "unit_of",
+    "Size",
+    "PositiveSize",
+    "Rate",
+    "PositiveRate",
+    "Ops",
+    "PositiveOps",
+    "Duration",
+    "PositiveDuration",
+    "Fraction",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class FrozenModel(BaseModel):
+    """Base of input models: immutable, and an unknown field is an error."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# --------------------------------------------------------------------------- units
+
+
+class UnitKind:
+    """Marks a field type with its unit: ``"size"``, ``"rate"``, ``"ops"`` or ``"duration"``."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: Literal["size", "rate", "ops", "duration"]):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"UnitKind({self.kind!r})"
+
+
+Size = Annotated[int, BeforeValidator(parse_size), UnitKind("size")]
+"""Bytes, from ``4096``, ``4k``, ``4KiB``, ``4KB``, ``288GiB``; negative refused."""
+PositiveSize = Annotated[Size, Gt(0)]
+Rate = Annotated[float, BeforeValidator(parse_rate), UnitKind("rate")]
+"""Bytes/s, from ``200MB/s``, ``128MiB/s``, ``4000Mbit/s`` or a number of bytes/s."""
+PositiveRate = Annotated[Rate, Gt(0)]
+Ops = Annotated[float, BeforeValidator(parse_ops_rate), UnitKind("ops")]
+"""Operations/s, from ``5000``, ``5000/s``, ``5k``."""
+PositiveOps = Annotated[Ops, Gt(0)]
+Duration = Annotated[float, BeforeValidator(parse_duration), UnitKind("duration")]
+"""Seconds, from ``30``, ``500ms``, ``250us``, ``2m``."""
+PositiveDuration = Annotated[Duration, Gt(0)]
+Fraction = Annotated[float, Ge(0), Le(1)]
+"""A share between 0 and 1 inclusive."""
+
+
+def unit_of(model_cls: type[BaseModel], field: str) -> str | None:
+    """The unit kind (``"size"``, ``"rate"``, ``"ops"``, ``"duration"``) of a model field, or None."""
+    info = model_cls.model_fields.get(field)
+    if info is None:
+        return None
+    for meta in info.metadata:
+        if isinstance(meta, UnitKind):
+            return meta.kind
+    for arg in _flatten(info.annotation):
+        for meta in getattr(arg, "__metadata__", ()):
+            if isinstance(meta, UnitKind):
+                return meta.kind
+    return None
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe YAML loader that refuses a key given twice in one mapping."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a plain value", key_node.start_mark) from None
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                f"key {key!r} first given at line {seen[key].start_mark.line + 1}", None,
+                f"duplicate key {key!r}", key_node.start_mark)
+        seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Read one YAML document from ``path`` and return its plain data.
+
+    Errors (all :class:`SchemaError` with ``file`` set to ``path`` as given): the file is
+    missing, a directory or unreadable; its content is binary or not UTF-8; it is empty
+    (or only comments); it has a syntax error (the message gives line and column) or a
+    mapping with a duplicate key.
+    """
+    name = str(path)
+    p = Path(path)
+    if p.is_dir():
+        raise SchemaError("is a directory, not a file", file=name)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise SchemaError("file not found", file=name) from None
+    except OSError as e:
+        raise SchemaError(f"cannot read the file ({e.strerror or e})", file=name) from None
+    return parse_yaml(data, file=name)
+
+
+def parse_yaml(content: str | bytes, *, file: str | None = None) -> Any:
+    """Parse YAML text (or bytes, decoded as UTF-8) into plain data; errors as :func:`load_yaml`."""
+    if isinstance(content, bytes):
+        if b"\x00" in content:
+            raise SchemaError("binary content, not a YAML text file", file=file)
+        try:
+            text = content.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise SchemaError(
+                f"not UTF-8 text (byte 0x{content[e.start]:02x} at offset {e.start}); expected a YAML text file",
+                file=file) from None
+    else:
+        text = content
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.MarkedYAMLError as e:
+        raise SchemaError(_yaml_message(e), file=file) from None
+    except yaml.reader.ReaderError as e:  # a character YAML does not allow
+        line = text.count("\n", 0, e.position) + 1
+        char = ord(e.character) if isinstance(e.character, str) else int(e.character)
+        raise SchemaError(f"not a YAML text file: {e.reason} (#x{char:04x} at line {line})", file=file) from None
+    except yaml.YAMLError as e:
+        raise SchemaError(f"not a YAML text file ({e})", file=file) from None
+    if data is None:
+        raise SchemaError("the file is empty; expected a YAML mapping", file=file)
+    return data
+
+
+def _yaml_message(e: yaml.MarkedYAMLError) -> str:
+    mark = e.problem_mark or e.context_mark
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    problem = e.problem or "invalid YAML"
+    context = f" ({e.context})" if e.context else ""
+    return f"YAML syntax error{where}: {problem}{context}"
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def validate(model_cls: type[M], data: Any, *, file: str | None = None, root_field: str | None = None) -> M:
+    """Validate ``data`` into ``model_cls``; raise a located :class:`SchemaError` if it does not fit.
+
+    ``file`` names the input file (as the user gave it); ``root_field`` is the dotted path
+    of ``data`` inside that file (``"vms.Standard_DS13"``), prefixed to every field path.
+    The first problem is reported (an unknown field before anything else, since a typo
+    also makes a required field look missing), followed by how many more there are.
+    An :class:`InputError` raised by a validator of the model is located likewise.
+    """
+    try:
+        return model_cls.model_validate(data)
+    except ValidationError as e:
+        raise schema_error(e, model_cls, file=file, root_field=root_field) from None
+    except InputError as e:
+        raise e.located(file=file, field=root_field) from None
+
+
+def schema_error(error: ValidationError, model_cls: type[BaseModel] | None = None, *,
+                 file: str | None = None, root_field: str | None = None) -> SchemaError:
+    """Convert a pydantic ``ValidationError`` into one located :class:`SchemaError`.
+
+    ``model_cls`` (the validated class) lets an unknown field be matched against the
+    valid names at its place in the document; without it no suggestion is made.
+    """
+    errors = error.errors(include_url=False)
+    errors.sort(key=lambda err: err["type"] != "extra_forbidden")  # stable: keeps order otherwise
+    first = errors[0]
+    loc = _clean_loc(first["loc"])
+    message = _message(first, loc, model_cls)
+    if len(errors) > 1:
+        more = len(errors) - 1
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    path = field_path(loc)
+    if root_field:
+        path = f"{root_field}{path}" if path.startswith("[") else ".".join(p for p in (root_field, path) if p)
+    return SchemaError(message, file=file, field=path or None)
+
+
+def field_path(loc: Sequence[str | int]) -> str:
+    """Render a location as a field path: ``("disks", 0, "sku")`` → ``"disks[0].sku"``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+_TAG = re.compile(r"^[\w-]+\[.*\]$|^(int|float|str|bool|dict|list|tuple|none|null)$")
+
+
+def _clean_loc(loc: Sequence[str | int]) -> list[str | int]:
+    """Drop the union-member tags pydantic inserts (``function-after[...]``, ``int``)."""
+    return [p for p in loc if isinstance(p, int) or not _TAG.match(p)]
+
+
+def _message(err: dict[str, Any], loc: list[str | int], model_cls: type[BaseModel] | None) -> str:
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    if kind == "extra_forbidden":
+        name = str(loc[-1]) if loc else "?"
+        known = _fields_at(model_cls, loc[:-1]) if model_cls else []
+        hint = nearest(name, known, n=1)
+        if hint:
+            return f"unknown field {name!r}; did you mean {hint[0]!r}?"
+        return f"unknown field {name!r} (valid fields: {', '.join(known)})" if known else f"unknown field {name!r}"
+    if kind == "missing":
+        return "missing required field"
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"expected a mapping of fields, got {_show(value)}"
+    if kind == "value_error" and "error" in ctx:
+        return str(ctx["error"])
+    if kind == "assertion_error" and "error" in ctx:
+        return str(ctx["error"])
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        word = {"greater_than": "greater than", "greater_than_equal": "at least",
+                "less_than": "less than", "less_than_equal": "at most"}[kind]
+        bound = next(iter(ctx.values()), "?")
+        return f"must be {word} {bound} (got {_show(value)})"
+    msg = err["msg"]
+    msg = msg.replace("Input should be", "expected", 1)
+    return f"{msg} (got {_show(value)})"
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---- walking a model's type to find the valid field names at a location
+
+
+def _flatten(annotation: Any) -> list[Any]:
+    """The member types of a (possibly Optional/Annotated) annotation."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _flatten(typing.get_args(annotation)[0]) + [annotation]
+    if origin is Union or (hasattr(types, "UnionType") and isinstance(annotation, types.UnionType)):
+        return [m for a in typing.get_args(annotation) for m in _flatten(a)]
+    return [annotation]
+
+
+def _step(annotation: Any, part: str | int) -> Any:
+    """The type found one step into ``annotation`` along ``part``, or None."""
+    for member in _flatten(annotation):
+        if isinstance(member, type) and issubclass(member, BaseModel) and isinstance(part, str):
+            for name, info in member.model_fields.items():
+                if part in (name, info.alias):
+                    return info.annotation
+        if _is_namedtuple(member):
+            hints = typing.get_type_hints(member, include_extras=True)
+            if isinstance(part, str) and part in hints:
+                return hints[part]
+            if isinstance(part, int) and part < len(member._fields):
+                return hints[member._fields[part]]
+        origin = typing.get_origin(member)
+        args = typing.get_args(member)
+        if origin in (dict, Mapping) or (isinstance(origin, type) and origin is not None
+                                         and issubclass(origin, Mapping)):
+            if len(args) == 2:
+                return args[1]
+        if origin in (list, tuple, Sequence) and isinstance(part, int) and args:
+            if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+                return args[part] if part < len(args) else None
+            return args[0]
+    return None
+
+
+def _fields_at(model_cls: type[BaseModel], loc: Sequence[str | int]) -> list[str]:
+    """The valid field names of the model found at ``loc`` inside ``model_cls``."""
+    annotation: Any = model_cls
+    for part in loc:
+        annotation = _step(annotation, part)
+        if annotation is None:
+            return []
+    for member in _flatten(annotation):
+        if isinstance(member, type) and issubclass(member, BaseModel):
+            return [info.alias or name for name, info in member.model_fields.items()]
+        if _is_namedtuple(member):
+            return list(member._fields)
+    return []
+
+
+def _is_namedtuple(member: Any) -> bool:
+    return isinstance(member, type) and issubclass(member, tuple) and hasattr(member, "_fields")
