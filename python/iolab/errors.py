@@ -57,7 +57,7 @@ class InputError(IolabError):
         A field given here is prefixed to a field already set: errors raised deep inside a
         nested object learn their full path as they travel up.
         """
-        new = object.__new__(type(self))
+        new = Exception.__new__(type(self))
         new.__dict__.update(self.__dict__)
         if file and not new.file:
             new.file = file
@@ -83,8 +83,15 @@ class UnknownIdError(InputError):
     def __init__(self, kind: str, ident: str, known: Iterable[str], **where: str | None):
         self.kind = kind
         self.ident = ident
+        known = list(known)
         self.nearest = nearest(ident, known)
-        hint = f"; nearest: {', '.join(self.nearest)}" if self.nearest else ""
+        known = sorted(known) if not isinstance(known, (list, tuple)) else list(known)
+        if self.nearest:
+            hint = f"; nearest: {', '.join(self.nearest)}"
+        elif 0 < len(known) <= 12:
+            hint = f"; known: {', '.join(known)}"
+        else:
+            hint = ""
         super().__init__(f"unknown {kind} {ident!r}{hint}", **where)
 
 

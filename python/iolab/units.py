@@ -67,7 +67,7 @@ def _text(value: object, what: str) -> str:
 
 
 def parse_size(value: str | int | float) -> int:
-    """Parse a size into bytes (an integer). Bare k/m/g/t are binary; KB/MB are decimal."""
+    """Parse a size into bytes (an integer, rounded). Bare k/m/g/t are binary; KB/MB are decimal."""
     text = _text(value, "size")
     m = _SIZE_RE.match(text)
     if not m:
@@ -78,10 +78,7 @@ def parse_size(value: str | int | float) -> int:
     if m.group("i") and not prefix:
         raise UnitError(f"{text!r} is not a size (examples: 4096, 4k, 4KiB, 4KB, 1.5GiB)")
     base = 1000 if decimal else 1024
-    result = num * base ** _POWER[prefix]
-    if abs(result - round(result)) > 1e-6 * max(1.0, result):
-        raise UnitError(f"size {text!r} is not a whole number of bytes")
-    return int(round(result))
+    return int(round(num * base ** _POWER[prefix]))  # a fractional byte count rounds to the nearest
 
 
 def parse_rate(value: str | int | float) -> float:
