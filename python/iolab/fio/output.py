@@ -1,0 +1,233 @@
+"""fio's ``json`` and ``json+`` output into :class:`~iolab.fio.results.FioResult`, in base units.
+
+What differs between fio versions, and how it is read:
+
+- fio 3.x reports latencies in nanoseconds (``clat_ns``, ``lat_ns``, ``slat_ns``); fio 2.x
+  in microseconds (``clat``, ``lat``, ``slat``). Both become seconds.
+- ``bw`` is KiB/s in every version; ``bw_bytes`` (B/s) is used when present.
+- fio 2.x wrote ``io_bytes`` in KiB (it had no ``io_kbytes``); fio 3.x writes bytes.
+- Percentile keys ``"0.00"`` are fio's unused slots and are dropped.
+- ``json+`` adds ``bins`` (latency in ns → IO count) to ``clat_ns`` (and ``lat_ns``/``slat_ns``
+  when their percentiles are on); fio 2.x's index-keyed bins are not read.
+- Client/server output has ``client_stats`` (each with ``hostname`` and ``port``) and fio's
+  ``All clients`` aggregate; ``unified_rw_reporting`` adds a ``mixed`` direction.
+
+Text around the JSON (warnings, ``<host>`` lines of a client run, status lines) is skipped;
+when ``--status-interval`` printed several documents, the last one is the run's result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import SchemaError
+from .results import ClientResult, DirectionResult, FioResult, JobResult, LatencyStats
+
+__all__ = ["parse_output"]
+
+_START = re.compile(r"^\{", re.M)
+_BUCKETS = {"latency_ns": 1e9, "latency_us": 1e6, "latency_ms": 1e3}  # units per second
+
+
+class _Doc:
+    """Typed access to the decoded JSON, raising SchemaError with the field's path."""
+
+    def __init__(self, source: str, major: int):
+        self.source = source
+        self.major = major
+
+    def fail(self, path: str, message: str) -> SchemaError:
+        return SchemaError(message, file=self.source, field=path)
+
+    def num(self, obj: Mapping[str, Any], key: str, path: str, default: float | None = 0.0) -> float:
+        value = obj.get(key, default)
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            if value is None and default is None:
+                raise self.fail(f"{path}.{key}", "missing number")
+            raise self.fail(f"{path}.{key}", f"expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise self.fail(f"{path}.{key}", f"expected a finite number, got {value!r}")
+        return float(value)
+
+    def obj(self, parent: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any] | None:
+        value = parent.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise self.fail(f"{path}.{key}", f"expected an object, got {type(value).__name__}")
+        return value
+
+    def latency(self, block: Mapping[str, Any], path: str, name: str) -> LatencyStats | None:
+        stats, scale = self.obj(block, f"{name}_ns", path), 1e9
+        key = f"{name}_ns"
+        if stats is None:
+            stats, scale, key = self.obj(block, name, path), 1e6, name  # fio 2.x: microseconds
+        if stats is None:
+            return None
+        where = f"{path}.{key}"
+        samples = stats.get("N")
+        values = {k: self.num(stats, k, where) for k in ("mean", "stddev", "min", "max")}
+        if samples == 0 or (samples is None and not any(values.values())):
+            return None
+        percentiles: dict[float, float] = {}
+        raw = self.obj(stats, "percentile", where) or {}
+        for pct_text, value in raw.items():
+            try:
+                pct = float(pct_text)
+            except ValueError:
+                raise self.fail(f"{where}.percentile", f"percentile key {pct_text!r} is not a number") from None
+            if pct > 0:
+                percentiles[pct] = self.num(raw, pct_text, f"{where}.percentile") / scale
+        bins = None
+        raw_bins = self.obj(stats, "bins", where)
+        if raw_bins and self.major >= 3:
+            try:
+                bins = {int(k): int(v) for k, v in raw_bins.items()}
+            except (TypeError, ValueError):
+                raise self.fail(f"{where}.bins", "bins must map a latency in ns to a count") from None
+        return LatencyStats(
+            mean=values["mean"] / scale, stddev=values["stddev"] / scale,
+            min=values["min"] / scale, max=values["max"] / scale, percentiles=percentiles,
+            bins=bins, samples=int(samples) if isinstance(samples, (int, float)) else None,
+        )
+
+    def direction(self, job: Mapping[str, Any], name: str, path: str) -> DirectionResult | None:
+        block = self.obj(job, name, path)
+        if block is None:
+            return None
+        where = f"{path}.{name}"
+        total_ios = int(self.num(block, "total_ios", where))
+        io_bytes = self.num(block, "io_bytes", where)
+        if "io_kbytes" not in block and self.major < 3:
+            io_bytes *= 1024  # fio 2.x reported io_bytes in KiB
+        if total_ios == 0 and io_bytes == 0:
+            return None
+        bandwidth = (self.num(block, "bw_bytes", where) if "bw_bytes" in block
+                     else self.num(block, "bw", where) * 1024.0)
+        return DirectionResult(
+            iops=self.num(block, "iops", where), bandwidth=bandwidth, io_bytes=int(io_bytes),
+            total_ios=total_ios, runtime=self.num(block, "runtime", where) / 1000.0,
+            clat=self.latency(block, where, "clat"), lat=self.latency(block, where, "lat"),
+            slat=self.latency(block, where, "slat"),
+        )
+
+    def job(self, raw: Any, path: str) -> JobResult:
+        if not isinstance(raw, Mapping):
+            raise self.fail(path, f"expected a job object, got {type(raw).__name__}")
+        name = raw.get("jobname")
+        if not isinstance(name, str):
+            raise self.fail(f"{path}.jobname", "missing job name")
+        options = self.obj(raw, "job options", path) or {}
+        buckets: dict[float, float] = {}
+        for key, scale in _BUCKETS.items():
+            for bound, share in (self.obj(raw, key, path) or {}).items():
+                upper = math.inf if bound.startswith(">=") else float(bound) / scale
+                buckets[upper] = buckets.get(upper, 0.0) + self.num({"v": share}, "v", f"{path}.{key}")
+        elapsed = (self.num(raw, "elapsed", path) if "elapsed" in raw
+                   else self.num(raw, "job_runtime", path) / 1000.0)
+        port = raw.get("port")
+        return JobResult(
+            name=name, hostname=raw.get("hostname") if isinstance(raw.get("hostname"), str) else None,
+            read=self.direction(raw, "read", path), write=self.direction(raw, "write", path),
+            trim=self.direction(raw, "trim", path), mixed=self.direction(raw, "mixed", path),
+            usr_cpu=self.num(raw, "usr_cpu", path), sys_cpu=self.num(raw, "sys_cpu", path),
+            ctx=int(self.num(raw, "ctx", path)), error=int(self.num(raw, "error", path)),
+            elapsed=elapsed, job_options={str(k): str(v) for k, v in options.items()},
+            groupid=int(self.num(raw, "groupid", path)), port=port if isinstance(port, int) else None,
+            latency_buckets=dict(sorted(buckets.items())),
+        )
+
+    def disk(self, raw: Any, path: str) -> dict[str, object]:
+        if not isinstance(raw, Mapping):
+            raise self.fail(path, "expected a disk object")
+        row: dict[str, object] = {"name": str(raw.get("name", ""))}
+        for key in ("read_ios", "write_ios", "read_merges", "write_merges"):
+            row[key] = int(self.num(raw, key, path))
+        for key, out in (("read_ticks", "read_time"), ("write_ticks", "write_time"), ("in_queue", "in_queue_time")):
+            row[out] = self.num(raw, key, path) / 1000.0  # fio reports milliseconds
+        row["util"] = self.num(raw, "util", path)
+        if "aggr_util" in raw:
+            row["aggregate_util"] = self.num(raw, "aggr_util", path)
+        return row
+
+
+def _documents(text: str, source: str) -> list[dict[str, Any]]:
+    """Every top-level fio JSON document in `text` (a ``{`` at the start of a line)."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    error: json.JSONDecodeError | None = None
+    starts = [m.start() for m in _START.finditer(text)]
+    stripped = len(text) - len(text.lstrip())
+    if text.lstrip().startswith("{") and stripped not in starts:
+        starts.insert(0, stripped)
+    end = 0
+    for start in starts:
+        if start < end:
+            continue
+        try:
+            doc, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as e:
+            error = error or e
+            continue
+        if isinstance(doc, dict) and "fio version" in doc:
+            found.append(doc)
+    if not found:
+        if error is not None:
+            raise SchemaError(f"malformed fio JSON: {error.msg} at line {error.lineno} column {error.colno}",
+                              file=source)
+        raise SchemaError("no fio JSON document found (run fio with --output-format=json or json+)",
+                          file=source)
+    return found
+
+
+def _major(version: str) -> int:
+    m = re.search(r"(\d+)\.", version)
+    return int(m.group(1)) if m else 3
+
+
+def parse_output(text: str, *, source: str = "fio output") -> FioResult:
+    """Read fio's ``json`` or ``json+`` output (text around it is skipped) into a FioResult.
+
+    Raises SchemaError naming `source` when there is no fio JSON document, when it is
+    malformed or cut short, or when a field has the wrong type (the field path is named,
+    e.g. ``jobs[0].read.iops``).
+    """
+    doc = _documents(text, source)[-1]
+    version = str(doc.get("fio version", ""))
+    reader = _Doc(source, _major(version))
+    timestamp = doc.get("timestamp")
+    disks = doc.get("disk_util") or []
+    if not isinstance(disks, list):
+        raise reader.fail("disk_util", "expected a list")
+    disk_util = tuple(reader.disk(d, f"disk_util[{i}]") for i, d in enumerate(disks))
+    options = doc.get("global options") or {}
+    global_options = {str(k): str(v) for k, v in options.items()} if isinstance(options, Mapping) else {}
+
+    if "client_stats" in doc:
+        raw_jobs, key = doc["client_stats"], "client_stats"
+    elif "jobs" in doc:
+        raw_jobs, key = doc["jobs"], "jobs"
+    else:
+        raise reader.fail("jobs", "the fio JSON document has neither 'jobs' nor 'client_stats'")
+    if not isinstance(raw_jobs, list):
+        raise reader.fail(key, f"expected a list, got {type(raw_jobs).__name__}")
+    jobs = [reader.job(j, f"{key}[{i}]") for i, j in enumerate(raw_jobs)]
+
+    all_clients = None
+    clients: tuple[ClientResult, ...] = ()
+    if key == "client_stats":
+        all_clients = next((j for j in jobs if j.name == "All clients"), None)
+        jobs = [j for j in jobs if j.name != "All clients"]
+        hosts: dict[tuple[str, int | None], list[JobResult]] = {}
+        for j in jobs:
+            hosts.setdefault((j.hostname or "", j.port), []).append(j)
+        clients = tuple(ClientResult(h, p, tuple(js)) for (h, p), js in hosts.items())
+    return FioResult(
+        fio_version=version, timestamp=int(timestamp) if isinstance(timestamp, (int, float)) else None,
+        jobs=tuple(jobs), disk_util=disk_util, clients=clients, all_clients=all_clients,
+        global_options=global_options,
+    )
