@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .errors import RunError, SchemaError
 
-__all__ = ["CurvePoint", "check_plot_path", "latency_curve"]
+__all__ = ["CurvePoint", "check_plot_path", "latency_curve", "simulation_charts"]
 
 FORMATS = (".png", ".svg")
 
@@ -61,6 +61,46 @@ def latency_curve(path: str | Path, series: Sequence[tuple[str, Sequence[CurvePo
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
+        fig.tight_layout()
+        fig.savefig(p)
+    except OSError as e:
+        raise RunError(f"cannot write plot {str(p)!r}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
+    return p
+
+
+def simulation_charts(path: str | Path, *, title: str, percentiles: Sequence[tuple[str, float]],
+                      series: Sequence[tuple[float, float]],
+                      credits: Sequence[tuple[str, Sequence[tuple[float, float]]]] = ()) -> Path:
+    """Latency percentiles (ms, bars), IOPS over time, and credit balances when bursting."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    p = check_plot_path(path)
+    rows = 3 if credits else 2
+    fig, axes = plt.subplots(rows, 1, figsize=(7.5, 2.8 * rows), dpi=110)
+    try:
+        ax = axes[0]
+        ax.bar([name for name, _ in percentiles], [v * 1e3 for _, v in percentiles], color="steelblue")
+        ax.set_ylabel("latency (ms)")
+        ax.set_title(title)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax = axes[1]
+        ax.plot([t for t, _ in series], [x for _, x in series], "-", linewidth=1.2)
+        ax.set_xlabel("simulated time (s)")
+        ax.set_ylabel("IOPS")
+        ax.grid(True, alpha=0.3)
+        if credits:
+            ax = axes[2]
+            for name, pts in credits:
+                ax.plot([t for t, _ in pts], [c for _, c in pts], "-", label=name)
+            ax.set_xlabel("simulated time (s)")
+            ax.set_ylabel("credit balance (ops)")
+            ax.legend(fontsize=7)
+            ax.grid(True, alpha=0.3)
         fig.tight_layout()
         fig.savefig(p)
     except OSError as e:
