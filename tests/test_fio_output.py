@@ -179,6 +179,13 @@ def test_direction_latency_combines_lat_mean_with_clat_percentiles():
     assert r.latency.mean == r.lat.mean and r.latency.percentiles == r.clat.percentiles
 
 
+def test_lat_percentiles_make_latency_the_total_latency():
+    w = load("fio-3.33-lat-percentiles-randwrite.jsonplus").jobs[0].write
+    assert w.lat.bins and w.clat.bins and w.latency is w.lat
+    assert sum(w.lat.bins.values()) == w.total_ios == 512
+    assert w.latency.percentiles[99.0] >= w.clat.percentiles[99.0]
+
+
 def test_merge_latency_is_io_weighted_and_exact_with_bins():
     a = LatencyStats(1e-3, 0.0, 1e-3, 1e-3, {50.0: 1e-3}, {1_000_000: 300})
     b = LatencyStats(3e-3, 0.0, 3e-3, 3e-3, {50.0: 3e-3}, {3_000_000: 100})
