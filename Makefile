@@ -20,8 +20,12 @@ $(VENV)/.installed: $(VENV)/bin/python $(SOURCES)
 
 install: $(VENV)/.installed
 
+# The main job on the bundled catalog: the catalog's disks, every example scenario validated,
+# and the OLTP example predicted and explained.
 demo: install
-	$(IOLAB) plan examples/oltp-requirements.yaml
+	$(IOLAB) catalog list disks
+	@for f in examples/*.yaml; do case $$f in *requirements*) ;; *) $(IOLAB) check $$f || exit 1;; esac; done
+	$(IOLAB) predict examples/oltp-ds13-p30.yaml
 
 # fio comes from the distribution's package; without root we say what to run.
 fio:
