@@ -266,3 +266,36 @@ def test_constructing_a_bad_job_is_a_schema_error():
         FioJob(name="x", iodepth=0)
     assert FioJob(name="x", rw="readwrite").rw == "rw"
     assert hash(FioJob(name="x")) == hash(FioJob(name="x"))
+
+
+# --- property: any valid job renders to a file that reads back to the same fields ---------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_sizes = st.integers(min_value=1, max_value=1 << 40)
+_times = st.one_of(st.none(), st.integers(min_value=0, max_value=10**6).map(float),
+                   st.integers(min_value=1, max_value=10**9).map(lambda us: us / 1e6))
+_jobs = st.builds(
+    FioJob,
+    name=st.from_regex(r"[a-z][a-z0-9_.-]{0,12}", fullmatch=True).filter(lambda n: n != "global"),
+    rw=st.sampled_from(["read", "write", "randread", "randwrite", "rw", "randrw", "trim", "trimwrite"]),
+    rwmixread=st.integers(0, 100), bs=_sizes, bs_write=st.one_of(st.none(), _sizes),
+    iodepth=st.integers(1, 4096), numjobs=st.integers(1, 256),
+    ioengine=st.sampled_from(["psync", "libaio", "io_uring", "sync", "windowsaio"]), direct=st.booleans(),
+    size=st.one_of(st.none(), _sizes), filesize=st.one_of(st.none(), _sizes), nrfiles=st.integers(1, 64),
+    runtime=_times, ramp_time=_times, time_based=st.booleans(),
+    rate_iops=st.one_of(st.none(), st.integers(1, 10**6).map(float)),
+    rate_process=st.sampled_from(["linear", "poisson"]),
+    directory=st.one_of(st.none(), st.from_regex(r"/[a-z0-9/_.-]{1,20}", fullmatch=True)),
+    filename=st.one_of(st.none(), st.from_regex(r"[a-z0-9/_.:-]{1,20}", fullmatch=True)),
+    stonewall=st.booleans(), group_reporting=st.booleans(),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_jobs, min_size=1, max_size=3))
+def test_render_parse_round_trip(jobs):
+    jobs = [j.replace(bs_write=None) if j.bs_write == j.bs else j for j in jobs]
+    again = parse_jobfile(render_jobfile(jobs))
+    assert [fields(j) for j in again] == [fields(j) for j in jobs]

@@ -225,3 +225,20 @@ def test_bad_output(text, field, words):
 def test_compact_json_and_trailing_text_are_accepted():
     result = parse_output("warning: something\n" + json.dumps(json.loads(_doc())) + "\ntrailing text\n")
     assert result.jobs[0].read.iops == 1.0 and result.jobs[0].read.runtime == 1.0
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=7000), st.text(max_size=20))
+def test_cut_or_garbled_output_is_a_schema_error(cut, noise):
+    """fio killed mid-write (or noise glued in): a SchemaError, never another exception."""
+    text = (FIO / "fio-3.33-psync-read.json").read_text()
+    try:
+        result = parse_output(noise + text[:cut])
+    except SchemaError as e:
+        assert e.file == "fio output"
+    else:
+        assert result.jobs[0].read.total_ios == 64

@@ -53,3 +53,17 @@ def test_no_status(line):
 def test_a_cut_line_keeps_what_is_complete():
     s = parse_status("Jobs: 1 (f=1): [r(1)][45.0%][r=12")
     assert s.percent == 45.0 and s.read_bw is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_pieces = st.sampled_from(["Jobs: 1 (f=1)", ": ", "[r(1)]", "[45.0%]", "[-.-%]", "[r=1MiB/s,w=2KiB/s]", "[r=3k IOPS]",
+                           "[eta 00m:01s]", "\r", "\n", "[", "]", "=", ",", "x", "Jobs:", " "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_pieces, max_size=20).map("".join))
+def test_never_raises_on_odd_text(text):
+    s = parse_status(text)
+    assert s is None or s.raw in text

@@ -77,6 +77,14 @@ class FioJob:
         if rw is None:
             raise bad("rw", f"unknown rw {self.rw!r}; expected one of {', '.join(sorted(set(RW_MODES.values())))}")
         object.__setattr__(self, "rw", rw)
+        for name in ("rwmixread", "bs", "bs_write", "iodepth", "numjobs", "size", "filesize", "nrfiles"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise bad(name, f"{name} must be a whole number, got {value!r}")
+        for name in ("runtime", "ramp_time", "rate_iops"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise bad(name, f"{name} must be a number, got {value!r}")
         if not 0 <= self.rwmixread <= 100:
             raise bad("rwmixread", f"rwmixread must be 0..100 (percent), got {self.rwmixread}")
         for name in ("bs", "iodepth", "numjobs", "nrfiles"):

@@ -16,42 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ..errors import SchemaError, nearest
+from ..errors import SchemaError
 from .job import FioJob, build_job
-from .options import ALIASES, FLAGS, KNOWN, MODELLED, PROGRAM, canonical, is_job_option
+from .options import FLAGS, check_option, expand_variables
 
 __all__ = ["parse_jobfile", "render_jobfile"]
 
 _SECTION = re.compile(r"^\[(?P<name>[^\]]*)\]$")
-_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+)")
-
-
-def _known_names() -> list[str]:
-    return sorted(set(MODELLED) | KNOWN | set(ALIASES))
-
-
-def check_option(name: str, *, source: str, field: str, note: str = "") -> str:
-    """The canonical name of job option `name`; SchemaError (with the nearest known option)
-    when it is not a fio job option at all."""
-    if is_job_option(name):
-        return canonical(name)
-    if name in PROGRAM:
-        raise SchemaError(f"{name!r} is a fio command-line switch (--{name}), not a job option{note}",
-                          file=source, field=field)
-    hint = nearest(name, _known_names())
-    suggestion = f"; nearest: {', '.join(hint)}" if hint else ""
-    raise SchemaError(f"unknown fio option {name!r}{suggestion}{note}", file=source, field=field)
-
-
-def _expand(value: str, env: Mapping[str, str] | None, *, source: str, field: str, note: str) -> str:
-    def sub(m: re.Match[str]) -> str:
-        var = m.group("name") or m.group("word")
-        if env is not None and var in env:
-            return str(env[var])
-        raise SchemaError(f"fio would expand ${var} from its environment; iolab does not read the "
-                          f"environment: write the value itself{note}", file=source, field=field)
-
-    return _VAR.sub(sub, value) if "$" in value else value
 
 
 def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str] | None = None) -> list[FioJob]:
@@ -90,7 +61,7 @@ def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str]
         name = check_option(key, source=source, field=field, note=note)
         if not eq and name not in FLAGS:
             raise SchemaError(f"option {key!r} needs a value ({key}=...){note}", file=source, field=field)
-        value = _expand(value.strip(), env, source=source, field=field, note=note)
+        value = expand_variables(value.strip(), env, source=source, field=field, note=note)
         sections[-1][2].append((name, value, lineno))
 
     jobs: list[FioJob] = []

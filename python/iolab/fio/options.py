@@ -23,9 +23,10 @@ iolab follows fio.) Times are seconds unless suffixed (``us``, ``ms``, ``s``, ``
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..errors import UnitError
+from ..errors import SchemaError, UnitError, nearest
 
 __all__ = [
     "OptionSpec",
@@ -45,6 +46,8 @@ __all__ = [
     "parse_fio_size",
     "parse_fio_time",
     "parse_fio_bool",
+    "check_option",
+    "expand_variables",
 ]
 
 
@@ -209,8 +212,9 @@ def takes_value(name: str) -> bool:
 _INT_RE = re.compile(r"^(?P<num>0[xX][0-9a-fA-F]+|\d+)(?P<suffix>[A-Za-z]*)$")
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _TIME_RE = re.compile(r"^(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]*)$")
-_TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6,
-         "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+# (multiplier, divisor) into seconds; dividing keeps 715us exactly 0.000715
+_TIME = {"": (1, 1), "s": (1, 1), "sec": (1, 1), "ms": (1, 1000), "msec": (1, 1000), "us": (1, 10**6),
+         "usec": (1, 10**6), "m": (60, 1), "min": (60, 1), "h": (3600, 1), "d": (86400, 1)}
 
 
 def parse_fio_int(text: str, kb_base: int = 1024) -> int:
@@ -258,7 +262,8 @@ def parse_fio_time(text: str) -> float:
     unit = m.group("unit").lower() if m else ""
     if not m or unit not in _TIME:
         raise UnitError(f"{raw!r} is not a fio time (examples: 30, 500ms, 250us, 10m, 1h)")
-    return float(m.group("num")) * _TIME[unit]
+    mult, div = _TIME[unit]
+    return float(m.group("num")) * mult / div
 
 
 def parse_fio_bool(text: str) -> bool:
@@ -270,3 +275,37 @@ def parse_fio_bool(text: str) -> bool:
     if value in ("1", "0"):
         return value == "1"
     raise UnitError(f"{text!r} is not a fio boolean (use 1 or 0)")
+
+
+_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+)")
+
+
+def _known_names() -> list[str]:
+    return sorted(set(MODELLED) | KNOWN | set(ALIASES))
+
+
+def check_option(name: str, *, source: str, field: str, note: str = "") -> str:
+    """The canonical name of job option `name`; SchemaError (with the nearest known option)
+    when it is not a fio job option at all."""
+    if is_job_option(name):
+        return canonical(name)
+    if name in PROGRAM:
+        raise SchemaError(f"{name!r} is a fio command-line switch (--{name}), not a job option{note}",
+                          file=source, field=field)
+    hint = nearest(name, _known_names())
+    suggestion = f"; nearest: {', '.join(hint)}" if hint else ""
+    raise SchemaError(f"unknown fio option {name!r}{suggestion}{note}", file=source, field=field)
+
+
+def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, field: str, note: str) -> str:
+    """`value` with ``${VAR}`` (and fio's ``$word`` keywords) replaced from `env`; SchemaError
+    when a variable has no value there (iolab never reads the process environment)."""
+
+    def sub(m: re.Match[str]) -> str:
+        var = m.group("name") or m.group("word")
+        if env is not None and var in env:
+            return str(env[var])
+        raise SchemaError(f"fio would expand ${var} from its environment; iolab does not read the "
+                          f"environment: write the value itself{note}", file=source, field=field)
+
+    return _VAR.sub(sub, value) if "$" in value else value
