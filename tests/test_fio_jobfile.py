@@ -239,6 +239,13 @@ def test_render_changed_and_constructed_jobs():
     assert "runtime=250000us" in text and "stonewall\n" in text and "time_based\n" in text
 
 
+def test_render_a_job_whose_options_use_aliases():
+    job = FioJob(name="a", rw="write", options={"readwrite": "write", "blocksize": "8k"}, bs=8192)
+    assert dict(job.options) == {"rw": "write", "bs": "8k"}
+    (again,) = parse_jobfile(render_jobfile([job]))
+    assert (again.rw, again.bs) == ("write", 8192)
+
+
 def test_render_mappings():
     text = render_jobfile([{"name": "seq", "rw": "read", "bs": "1m", "direct": True}])
     assert text == "[seq]\nrw=read\nbs=1m\ndirect=1\n"

@@ -17,6 +17,7 @@ from .options import (
     MODELLED,
     RW_MODES,
     SYNC_ENGINES,
+    canonical,
     parse_fio_bool,
     parse_fio_int,
     parse_fio_size,
@@ -35,8 +36,8 @@ class FioJob:
 
     Units: ``bs``, ``bs_write``, ``size``, ``filesize`` in bytes; ``runtime``, ``ramp_time``
     in seconds; ``rate_iops`` in IOs/s per job (``None``: no cap). ``options`` holds every
-    option the job was given after merging ``[global]`` (keys are fio's canonical names,
-    values the raw text; a flag given without a value has ``""``). ``ignored`` names the
+    option the job was given after merging ``[global]`` (keys are fio's canonical names, so
+    ``readwrite`` is keyed ``rw``; values the raw text; a flag given without a value has ``""``). ``ignored`` names the
     options fio knows but iolab does not model, so they can be reported to the user.
 
     Constructing one directly validates the fields and raises SchemaError on a bad value
@@ -100,7 +101,8 @@ class FioJob:
                 raise bad(name, f"{name} must not be negative, got {value}")
         if self.rate_process not in ("linear", "poisson"):
             raise bad("rate_process", f"rate_process must be linear or poisson, got {self.rate_process!r}")
-        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        options = {canonical(str(k)): str(v) for k, v in self.options.items()}
+        object.__setattr__(self, "options", MappingProxyType(options))
         object.__setattr__(self, "ignored", tuple(self.ignored))
 
     @property
