@@ -219,7 +219,9 @@ def validate(model_cls: type[M], data: Any, *, file: str | None = None, root_fie
     of ``data`` inside that file (``"vms.Standard_DS13"``), prefixed to every field path.
     The first problem is reported (an unknown field before anything else, since a typo
     also makes a required field look missing), followed by how many more there are.
-    An :class:`InputError` raised by a validator of the model is located likewise.
+    A validator of the model should raise ``ValueError`` (pydantic then knows the field)
+    or an :class:`InputError` whose ``field`` is relative to ``data``; the latter passes
+    through pydantic untouched and is located under ``root_field`` and ``file`` here.
     """
     try:
         return model_cls.model_validate(data)

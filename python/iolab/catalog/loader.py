@@ -55,6 +55,7 @@ class _Draft:
     rows: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {s: {} for s in SECTIONS})
     defaults: dict[str, Any] = field(default_factory=dict)
     origin: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
+    written_as: dict[tuple[str, str], str] = field(default_factory=dict)  # "disks" for provisioned rows given there
 
 
 def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:
@@ -95,7 +96,10 @@ def _bundled_draft() -> _Draft:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _merge_file(draft: _Draft, data: Any, file: str) -> None:
@@ -130,6 +134,9 @@ def _merge_entry(draft: _Draft, section: str, ident: str, row: Any, file: str) -
         raise SchemaError(f"expected a mapping of fields, got {_kind(row)}", file=file, field=where)
     if section == "disks" and (ident in draft.rows["provisioned"] or row.get("tier") in _PROVISIONED_TIERS):
         section = "provisioned"
+        draft.written_as[(section, ident)] = "disks"
+    else:
+        draft.written_as.pop((section, ident), None)
     if "id" in row:
         if str(row["id"]) != ident:
             raise SchemaError(f"id {row['id']!r} differs from its key {ident!r}", file=file, field=f"{where}.id")
@@ -194,8 +201,8 @@ def _build(draft: _Draft) -> Catalog:
     built: dict[str, Any] = {}
     for section, model in SECTIONS.items():
         built[section] = MappingProxyType({
-            ident: _validate(model, _complete(section, raw, ident, defaults), f"{section}.{ident}",
-                             draft.origin[(section, ident)])
+            ident: _validate(model, _complete(section, raw, ident, defaults),
+                             f"{draft.written_as.get((section, ident), section)}.{ident}", draft.origin[(section, ident)])
             for ident, raw in draft.rows[section].items()
         })
     return Catalog(**built, defaults=defaults)

@@ -1,0 +1,105 @@
+"""`iolab catalog list` and `iolab catalog show`: tables for people, JSON in base units."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DATA
+
+PRICES = DATA / "catalog" / "private-prices.yaml"
+
+
+def test_list_vms_json(iolab):
+    r = iolab("catalog list vms --json")
+    assert r.code == 0, r.err
+    rows = r.json()
+    assert len(rows) == 40
+    assert all(row["kind"] == "vm" and row["id"].startswith("Standard_") for row in rows)
+    ds13 = next(row for row in rows if row["id"] == "Standard_DS13")
+    assert list(ds13)[:2] == ["id", "kind"]
+    assert ds13["uncached_iops"] == 25600
+    assert ds13["uncached_bandwidth"] == 256e6          # base units: bytes/s
+    assert ds13["cache_size"] == 288 * 2**30            # bytes
+    assert ds13["network_bandwidth"] == 500e6           # 4,000 Mbit/s
+    assert ds13["source"].endswith("(2020-11-01)")
+
+
+def test_list_disks_json_includes_provisioned(iolab):
+    rows = iolab("catalog list disks --json").json()
+    kinds = {row["id"]: row["kind"] for row in rows}
+    assert kinds["P30"] == "disk" and kinds["premium-v2"] == "provisioned-disk" and kinds["ultra"] == "provisioned-disk"
+    p50 = next(row for row in rows if row["id"] == "P50")
+    assert p50["host_caching"] is False
+    assert p50["performance_plus"] == {"iops": 20000, "bandwidth": 900e6}
+
+
+def test_list_everything_json(iolab):
+    rows = iolab("catalog list --json").json()
+    counts = {kind: sum(r["kind"] == kind for r in rows) for kind in {r["kind"] for r in rows}}
+    assert counts == {"vm": 40, "disk": 39, "provisioned-disk": 2, "service": 9, "protocol": 3}
+    assert all("id" in r and r["source"] for r in rows)
+
+
+def test_show_json_is_one_object(iolab):
+    r = iolab("catalog show anf-ultra --json")
+    assert r.code == 0
+    doc = json.loads(r.out)
+    assert doc["id"] == "anf-ultra" and doc["kind"] == "service"
+    assert doc["rate_per_tib"] == 128 * 2**20
+    assert doc["max_throughput"] == 4500 * 2**20
+    assert "latency" in doc["assumptions"]
+    v2 = iolab("catalog show premium-v2 --json").json()
+    assert (v2["baseline_iops"], v2["baseline_bandwidth"], v2["bandwidth_per_iops"]) == (3000, 125e6, 250000)
+    assert iolab("catalog show nfs4.1 --json").json()["session_slots"] == 64
+    assert iolab("catalog show defaults --json").json()["latency"]["premium"] == 0.002
+
+
+def test_show_accepts_any_case(iolab):
+    assert iolab("catalog show standard_ds13 --json").json()["id"] == "Standard_DS13"
+
+
+def test_show_table(iolab):
+    r = iolab("catalog show Standard_DS13")
+    assert r.code == 0
+    for words in ("vm Standard_DS13", "25,600", "256 MB/s", "288 GiB", "4,000 Mbit/s", "sizes-previous-gen.md"):
+        assert words in r.out
+    out = iolab("catalog show P30").out
+    assert "on-demand 30,000 IOPS / 1 GB/s" in out and "2 ms*" in out and "135.17*" in out
+
+
+@pytest.mark.parametrize("section,words", [
+    ("vms", ["Standard_DS13", "25,600", "Standard_E104is_v5", "120,000", "yes*"]),
+    ("disks", ["P30", "5,000", "on-demand", "premium-v2", "3,000 to 80,000", "S80"]),
+    ("services", ["anf-ultra", "128", "4,500", "azure-files-premium", "formula"]),
+    ("protocols", ["nfs4.1", "180", "875*", "smb3"]),
+])
+def test_list_tables(iolab, section, words):
+    r = iolab(f"catalog list {section}")
+    assert r.code == 0
+    for w in words:
+        assert w in r.out
+    assert "* assumption, not a published figure" in r.out
+
+
+def test_list_with_user_catalog(iolab):
+    rows = iolab(f"catalog list vms --json --catalog {PRICES}").json()
+    lab = next(row for row in rows if row["id"] == "Lab_Client_16")
+    assert lab["uncached_iops"] == 40000
+    assert "Lab_Client_16" in iolab(f"catalog list vms --catalog {PRICES}").out
+    assert iolab(f"catalog show P30 --json --catalog {PRICES}").json()["price_per_month"] == 120
+
+
+def test_unknown_id_exits_2_with_nearest(iolab):
+    r = iolab("catalog show Standard_DS13_v3")
+    assert r.code == 2 and r.out == ""
+    assert "unknown catalog id 'Standard_DS13_v3'; nearest: Standard_DS13_v2" in r.err
+    r = iolab("catalog show P31 --json")
+    assert r.code == 2 and r.out == "" and "unknown catalog id 'P31'" in r.err
+
+
+def test_unknown_section_is_a_usage_error(iolab):
+    r = iolab("catalog list vm")
+    assert r.code == 2
+    assert "vms" in r.err
