@@ -361,3 +361,25 @@ def test_lookups_ignore_case_and_suggest(cat):
 def test_load_catalog_without_files_is_the_bundled_one():
     assert load_catalog() is bundled_catalog()
     assert load_catalog([]) is bundled_catalog()
+
+
+# ---- the public API others code against
+
+
+def test_public_api():
+    import doctest
+
+    import iolab.catalog as catalog
+    import iolab.schema as schema
+
+    for name in ("Catalog", "Vm", "DiskSku", "DiskBurst", "ProvisionedDisk", "ServiceLevel", "Protocol", "Defaults",
+                 "load_catalog", "bundled_catalog"):
+        assert name in catalog.__all__
+    for module in (catalog, schema):
+        assert all(hasattr(module, name) for name in module.__all__)
+    for name in ("load_yaml", "parse_yaml", "validate", "FrozenModel", "Size", "Rate", "Ops", "Duration"):
+        assert name in schema.__all__
+    doc = doctest.testmod(catalog)
+    assert doc.attempted >= 2 and doc.failed == 0
+    for model in (catalog.Vm, catalog.DiskSku, catalog.ProvisionedDisk, catalog.ServiceLevel, catalog.Protocol):
+        assert model.model_config["frozen"] and model.model_config["extra"] == "forbid"
