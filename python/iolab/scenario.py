@@ -394,6 +394,9 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         kind = "large volume" if vol.large else "volume"
         raise RuleViolation(f"{kind}-size", f"a {level.id} {kind} is {format_size(lo)} to {format_size(hi)}; "
                             f"{format_size(vol.size)} is outside", file=f, field=f"{field}.size")
+    if vol.throughput is None and level.rate_per_tib is None and vol.service != "azure-files":
+        raise RuleViolation("manual-qos", f"{level.id} volumes get their throughput by manual QoS only: give "
+                            "a throughput", file=f, field=f"{field}.throughput")
     if vol.throughput is not None:
         if not level.manual_qos:
             raise RuleViolation("manual-qos", f"{level.id} has no manual QoS: its throughput follows its size",
