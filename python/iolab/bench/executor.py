@@ -42,7 +42,7 @@ class Completed:
 
 
 class Executor(Protocol):
-    """Runs one program to completion."""
+    """Runs one program to completion (``interrupt`` stops those running, from another thread)."""
 
     def run(self, argv: Sequence[str], on_line: OnLine | None = None, *,
             cwd: str | os.PathLike[str] | None = None) -> Completed:
@@ -51,6 +51,9 @@ class Executor(Protocol):
         Raises RunError when the program cannot be started (missing, not executable). A
         KeyboardInterrupt while it runs stops it and returns ``interrupted=True``.
         """
+
+    def interrupt(self) -> None:
+        """Stop every program running now; their ``run`` calls return ``interrupted=True``."""
 
 
 def _split_lines(buffer: str) -> tuple[list[str], str]:
@@ -86,6 +89,18 @@ class ProcessExecutor:
 
     def __init__(self, grace: float = 5.0):
         self.grace = grace
+        self._lock = threading.Lock()
+        self._running: dict[int, subprocess.Popen[bytes]] = {}
+        self._stopped: set[int] = set()
+
+    def interrupt(self) -> None:
+        """Stop every program this executor runs now (from another thread); their ``run``
+        calls return ``interrupted=True``."""
+        with self._lock:
+            procs = list(self._running.values())
+            self._stopped.update(p.pid for p in procs)
+        for proc in procs:
+            self._stop(proc)
 
     def run(self, argv: Sequence[str], on_line: OnLine | None = None, *,
             cwd: str | os.PathLike[str] | None = None) -> Completed:
@@ -101,6 +116,8 @@ class ProcessExecutor:
             raise RunError(f"{argv[0]} is not installed (or not on PATH): {e.strerror}") from e
         except PermissionError as e:
             raise RunError(f"{argv[0]} cannot be run: {e.strerror}") from e
+        with self._lock:
+            self._running[proc.pid] = proc
         err_chunks: list[bytes] = []
         reader = threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()), daemon=True)
         reader.start()
@@ -131,6 +148,10 @@ class ProcessExecutor:
                 self._stop(proc)
         reader.join(timeout=self.grace)
         proc.stdout.close()
+        with self._lock:
+            self._running.pop(proc.pid, None)
+            interrupted = interrupted or proc.pid in self._stopped
+            self._stopped.discard(proc.pid)
         return Completed(proc.returncode, "".join(out_parts), b"".join(err_chunks).decode("utf-8", "replace"),
                          interrupted, time.monotonic() - started)
 
@@ -184,6 +205,10 @@ class FakeExecutor:
         self.runs = list(runs) or [FakeRun()]
         self.calls: list[tuple[list[str], str | None]] = []
         self.jobfiles: list[str] = []
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        self.interrupted = True
 
     def run(self, argv: Sequence[str], on_line: OnLine | None = None, *,
             cwd: str | os.PathLike[str] | None = None) -> Completed:
@@ -206,4 +231,5 @@ class FakeExecutor:
             for a in argv:
                 if a.startswith("--output="):
                     Path(a.split("=", 1)[1]).write_text(run.output)
-        return Completed(run.returncode, run.stdout or "\n".join(run.lines), run.stderr, run.interrupt, 0.0)
+        return Completed(run.returncode, run.stdout or "\n".join(run.lines), run.stderr,
+                         run.interrupt or self.interrupted, 0.0)

@@ -24,6 +24,7 @@ goes through :class:`Probe`; :class:`FakeProbe` stands in for it in tests.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
@@ -122,6 +123,10 @@ class Probe(Protocol):
     def family(self, device: Path) -> set[Path]:
         """`device` with its partitions and holders, recursively (``/dev/NAME`` paths)."""
 
+    def direct_io(self, directory: Path, name: str) -> bool:
+        """Whether files in `directory` open with O_DIRECT (tried on a new file `name`,
+        removed afterwards); False only when the filesystem refuses it (EINVAL)."""
+
 
 class SystemProbe:
     """The real machine: ``os.stat``, ``/proc`` and ``/sys/class/block``."""
@@ -179,6 +184,23 @@ class SystemProbe:
                 todo.append(child)
         return found
 
+    def direct_io(self, directory: Path, name: str) -> bool:
+        flag = getattr(os, "O_DIRECT", 0)
+        if not flag:
+            return True
+        path = directory / name
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | flag, 0o600)
+        except OSError as e:
+            if e.errno == errno.EEXIST:  # not ours: leave it alone, let fio find out
+                return True
+            if os.path.exists(path):  # created, then refused O_DIRECT
+                path.unlink()
+            return e.errno != errno.EINVAL
+        os.close(fd)
+        path.unlink()
+        return True
+
 
 @dataclass
 class FakeProbe:
@@ -188,6 +210,7 @@ class FakeProbe:
     mount_text: str = ""
     swap_text: str = ""
     families: dict[str, set[str]] = field(default_factory=dict)
+    direct: bool = True
 
     def kind(self, path: Path) -> str:
         if str(path) in self.kinds:
@@ -202,6 +225,9 @@ class FakeProbe:
 
     def family(self, device: Path) -> set[Path]:
         return {device, *(Path(p) for p in self.families.get(str(device), ()))}
+
+    def direct_io(self, directory: Path, name: str) -> bool:
+        return self.direct
 
 
 @dataclass(frozen=True)

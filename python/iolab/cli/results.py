@@ -1,5 +1,153 @@
 """`iolab results`: Read the results database: list, show, export, delete."""
 
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
 import typer
+from rich import box
+from rich.table import Table
+
+from ..bench.store import ResultsStore, default_path
+from ..errors import InputError
+from ..units import format_duration, format_ops, format_rate
+from .bench import DB_OPTION, print_record
+from .common import JSON_OPTION, console, print_json
 
 app = typer.Typer(help="Read the results database: list, show, export, delete.", no_args_is_help=True)
+
+#: the columns of ``results export --csv``, one row per measured figure.
+CSV_COLUMNS = ("run_id", "status", "started", "target", "sweep_id", "params", "job", "host", "direction",
+               "metric", "value", "unit")
+
+
+def _open(db: Path | None, *, must_exist: bool = True) -> ResultsStore | None:
+    path = db if db is not None else default_path()
+    if not path.exists():
+        if must_exist:
+            raise InputError(f"no results database at {path}: run `iolab bench run` first, or name one with --db",
+                             field="--db")
+        return None
+    return ResultsStore(path)
+
+
+@app.command("list")
+def list_(
+    db: Optional[Path] = DB_OPTION,
+    sweep: Optional[int] = typer.Option(None, "--sweep", help="Only the runs of this sweep id."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most this many, newest first."),
+    json_: bool = JSON_OPTION,
+) -> None:
+    """List stored runs, newest first, with their total figures."""
+    store = _open(db, must_exist=False)
+    runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
+    if store is not None:
+        store.close()
+    if json_:
+        print_json({"runs": [r.to_json() for r in runs]})
+        return
+    if not runs:
+        console.print("no runs stored yet")
+        return
+    t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    with_params = any(r.params or r.sweep_id for r in runs)
+    cols = ["run", "status", "started (UTC)", "jobs", *(["point"] if with_params else []), "IOPS", "bandwidth",
+            "mean lat", "target"]
+    for col in cols:
+        t.add_column(col, justify="right" if col in ("run", "IOPS", "bandwidth", "mean lat") else "left",
+                     no_wrap=col != "target", overflow="fold", min_width=12 if col == "target" else None)
+    for r in runs:
+        point = [", ".join(f"{k}={v}" for k, v in r.params.items()) + (f" (sweep {r.sweep_id})" if r.sweep_id else "")]
+        t.add_row(str(r.run_id), r.status, r.started[:16].replace("T", " "), r.jobs.replace("\n", ", "),
+                  *(point if with_params else []),
+                  format_ops(r.iops).removesuffix(" IOPS") if r.iops is not None else "-",
+                  format_rate(r.bandwidth) if r.bandwidth is not None else "-",
+                  format_duration(r.latency_mean) if r.latency_mean is not None else "-", r.target or "")
+    console.print(t)
+
+
+@app.command("show")
+def show(
+    run_id: int = typer.Argument(..., metavar="ID", help="The run's id (see `iolab results list`)."),
+    db: Optional[Path] = DB_OPTION,
+    jobfile: bool = typer.Option(False, "--jobfile", help="Print only the fio job file the run ran."),
+    json_: bool = JSON_OPTION,
+) -> None:
+    """Show one run: its figures, the prediction beside them, where and how it ran."""
+    store = _open(db)
+    assert store is not None
+    with store:
+        record = store.load(run_id)
+        if jobfile:
+            sys.stdout.write(record.jobfile)
+            return
+        if json_:
+            doc = record.to_json()
+            doc["jobfile"] = record.jobfile
+            doc["fio_argv"] = list(record.fio_argv)
+            print_json(doc)
+            return
+        print_record(record, store.path)
+    console.print(f"[bold]started[/] {record.started}  [bold]ended[/] {record.ended}  "
+                  f"[bold]host[/] {record.host}  [bold]kernel[/] {record.kernel}  [bold]fio[/] {record.fio_version}")
+    if record.mount_options:
+        console.print(f"[bold]mount options[/] {record.mount_options}")
+    if record.error:
+        console.print(f"[bold red]error[/] {record.error}")
+    console.print("[bold]job file[/]")
+    console.print(record.jobfile, markup=False, highlight=False)
+
+
+@app.command("export")
+def export(
+    run_ids: Optional[list[int]] = typer.Argument(None, metavar="[ID...]", help="Runs to export (default: all)."),
+    csv_: bool = typer.Option(False, "--csv", help="CSV, one row per measured figure."),
+    json_: bool = typer.Option(False, "--json", help="JSON, one full record per run."),
+    db: Optional[Path] = DB_OPTION,
+) -> None:
+    """Export runs as CSV (one row per figure) or JSON (one record per run) on stdout."""
+    if csv_ == json_:
+        raise InputError("choose one format: --csv or --json", field="--csv/--json")
+    store = _open(db)
+    assert store is not None
+    with store:
+        ids = list(run_ids or store.ids())
+        records = [store.load(i) for i in ids]  # unknown ids fail before any output
+        if json_:
+            docs = []
+            for r in records:
+                doc = r.to_json()
+                doc["jobfile"] = r.jobfile
+                docs.append(doc)
+            print_json({"runs": docs})
+            return
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for row in store.measurement_rows(ids):
+            writer.writerow([row["run_id"], row["status"], row["started"], row["target"], row["sweep_id"],
+                             json.dumps(json.loads(row["params"]), sort_keys=True), row["job"] or "",
+                             row["host"] or "", row["direction"], row["metric"], repr(row["value"]), row["unit"]])
+        sys.stdout.write(buffer.getvalue())
+
+
+@app.command("delete")
+def delete(
+    run_id: int = typer.Argument(..., metavar="ID", help="The run to delete."),
+    db: Optional[Path] = DB_OPTION,
+    json_: bool = JSON_OPTION,
+) -> None:
+    """Delete one run and everything stored with it."""
+    store = _open(db)
+    assert store is not None
+    with store:
+        store.delete(run_id)
+    if json_:
+        print_json({"deleted": run_id})
+    else:
+        console.print(f"deleted run {run_id}")

@@ -1,0 +1,166 @@
+"""Multi-host runs through fio's client/server mode: the hosts, their check, the rules.
+
+Each host runs ``fio --server`` (``iolab bench server --bind ADDR`` starts one); iolab
+runs one ``fio --client=HOST,PORT`` per host side by side, so a host that fails or drops
+mid-run loses only its own figures. fio's server has no authentication: iolab talks only
+to the hosts named on its command line, and servers should listen on a private address.
+
+Safety with remote hosts: iolab cannot inspect a remote target, so fio creates its files
+by name (``iolab-<token>.<host>.<job>...``) in the target directory there and removes them
+at the end (``unlink=1``); a job that names its own ``filename=`` may only read unless
+``--destructive`` is given.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError, RunError, SafetyError
+from .safety import job_writes
+
+__all__ = ["DEFAULT_PORT", "Host", "parse_host", "read_clients", "unique", "check_reachable",
+           "check_remote_jobs", "server_argv"]
+
+#: fio's default server port.
+DEFAULT_PORT = 8765
+
+
+@dataclass(frozen=True)
+class Host:
+    """A fio server: host name or IP address, and TCP port."""
+
+    name: str
+    port: int = DEFAULT_PORT
+
+    @property
+    def is_ipv6(self) -> bool:
+        return ":" in self.name
+
+    @property
+    def label(self) -> str:
+        """How the host is named in output: ``name``, ``name:port``, ``[v6]:port``."""
+        if self.port == DEFAULT_PORT:
+            return self.name
+        return f"[{self.name}]:{self.port}" if self.is_ipv6 else f"{self.name}:{self.port}"
+
+    def client_option(self) -> str:
+        """fio's ``--client=`` argument for this host."""
+        return f"--client={'ip6:' if self.is_ipv6 else ''}{self.name},{self.port}"
+
+
+def _port(text: str, where: str, file: str | None) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise InputError(f"port {text!r} is not a TCP port (1..65535)", file=file, field=where)
+    return int(text)
+
+
+def parse_host(text: str, *, field: str = "--client", file: str | None = None) -> Host:
+    """Read ``HOST``, ``HOST:PORT``, an IPv6 address, or ``[IPv6]:PORT``.
+
+    Raises InputError naming `field` (and `file`) for an empty name or a bad port.
+    """
+    s = text.strip()
+    if not s:
+        raise InputError("expected HOST or HOST:PORT, got nothing", file=file, field=field)
+    if s.startswith("["):
+        addr, _, rest = s[1:].partition("]")
+        port = _port(rest[1:], field, file) if rest.startswith(":") else DEFAULT_PORT
+        if rest and not rest.startswith(":"):
+            raise InputError(f"expected [IPv6]:PORT, got {s!r}", file=file, field=field)
+        return Host(addr, port)
+    if s.count(":") == 1:
+        name, _, port = s.partition(":")
+        if not name:
+            raise InputError(f"expected HOST:PORT, got {s!r}", file=file, field=field)
+        return Host(name, _port(port, field, file))
+    if s.count(":") > 1:
+        try:
+            ipaddress.IPv6Address(s)
+        except ValueError:
+            raise InputError(f"{s!r} is neither HOST:PORT nor an IPv6 address (write [ADDR]:PORT)",
+                             file=file, field=field) from None
+    if any(c.isspace() for c in s):
+        raise InputError(f"a host name has no spaces: {s!r}", file=file, field=field)
+    return Host(s)
+
+
+def read_clients(text: str, *, file: str) -> list[Host]:
+    """Hosts from a clients file's text: one per line; blank lines and ``#`` comments skipped."""
+    hosts = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            hosts.append(parse_host(line, field=f"line {n}", file=file))
+    if not hosts:
+        raise InputError("no hosts in the file (one HOST[:PORT] per line)", file=file)
+    return hosts
+
+
+def unique(hosts: Iterable[Host]) -> list[Host]:
+    """`hosts` in order, each once; InputError when one is named twice."""
+    seen: list[Host] = []
+    for h in hosts:
+        if h in seen:
+            raise InputError(f"host {h.label} is named twice", field="--client")
+        seen.append(h)
+    return seen
+
+
+Connect = Callable[[tuple[str, int], float], Any]
+
+
+def check_reachable(hosts: Sequence[Host], *, timeout: float = 2.0,
+                    connect: Connect = socket.create_connection) -> None:
+    """Open (and close) a TCP connection to every host at once, before the run starts.
+
+    Raises RunError naming every host that does not answer within `timeout` seconds.
+    """
+    def attempt(host: Host) -> str | None:
+        try:
+            conn = connect((host.name, host.port), timeout)
+        except OSError as e:
+            return f"{host.label}: {e.strerror or e}"
+        conn.close()
+        return None
+
+    with ThreadPoolExecutor(max_workers=min(32, max(1, len(hosts)))) as pool:
+        failures = [f for f in pool.map(attempt, hosts) if f]
+    if failures:
+        raise RunError("no fio server answers on " + "; ".join(failures)
+                       + " (start one there with: iolab bench server --bind ADDR)")
+
+
+def check_remote_jobs(jobs: Iterable[Any], *, destructive: bool) -> None:
+    """The remote safety rule: a job that writes may not name its own ``filename=`` (iolab
+    cannot check the remote path) unless `destructive`. Raises SafetyError."""
+    for job in jobs:
+        if getattr(job, "filename", None) and job_writes(job) and not destructive:
+            raise SafetyError(
+                f"job {job.name!r} writes to filename={job.filename} on remote hosts, which iolab cannot "
+                "check: drop filename= (iolab names its own files in the target directory) "
+                "or pass --destructive")
+
+
+def server_argv(fio: str, bind: str, port: int = DEFAULT_PORT) -> list[str]:
+    """fio's command line for a server listening on `bind` (an IP address) and `port`.
+
+    Raises InputError when `bind` is not an IP address, or is a wildcard (0.0.0.0, ::):
+    fio's server has no authentication, so it must listen on one chosen address.
+    """
+    try:
+        addr = ipaddress.ip_address(bind)
+    except ValueError:
+        raise InputError(f"{bind!r} is not an IP address: bind the server to one address",
+                         field="--bind") from None
+    if addr.is_unspecified:
+        raise InputError(f"{bind} listens on every interface; fio's server has no authentication: "
+                         "bind it to a private address", field="--bind")
+    if not 0 < port < 65536:
+        raise InputError(f"port {port} is not a TCP port (1..65535)", field="--port")
+    kind = "ip6" if addr.version == 6 else "ip"
+    return [fio, f"--server={kind}:{addr},{port}"]
