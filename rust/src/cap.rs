@@ -119,7 +119,7 @@ impl CapServer {
             self.waited += start - nowf;
             self.visits += 1;
         }
-        leave.round() as u64
+        crate::engine::nearest(leave)
     }
 
     /// Nanoseconds busy in [measure_from, end].

@@ -3,11 +3,10 @@
 //! An IO is a *thread* walking its class's instructions with its own clock `tl`. Steps that
 //! touch nothing shared (a delay, joining a fork) advance `tl` at once; steps whose order
 //! matters (arriving at a cap, taking or giving back a slot, completing) wait until the
-//! simulation clock reaches `tl`, as an event in a binary heap. Times are integer
-//! nanoseconds; ties break by thread number, so a run is a pure function of its seed.
+//! simulation clock reaches `tl`, as an event in a 4-ary heap. Times are integer
+//! nanoseconds; every operation is deterministic, so a run is a pure function of its seed.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::cache::HostCache;
@@ -15,6 +14,7 @@ use crate::cap::CapServer;
 use crate::histogram::Histogram;
 use crate::input::Pick;
 use crate::program::{DelayKind, Op, Program};
+use crate::queue::EventQueue;
 use crate::rng::Rng;
 use crate::series::Series;
 
@@ -133,7 +133,7 @@ pub struct Engine<'p> {
     seed: u64,
     rng: Rng,
     now: u64,
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    heap: EventQueue,
     threads: Vec<Thread>,
     free: Vec<u32>,
     stack: Vec<u32>,
@@ -156,7 +156,7 @@ impl<'p> Engine<'p> {
             seed,
             rng: Rng::new(seed),
             now: 0,
-            heap: BinaryHeap::new(),
+            heap: EventQueue::new(),
             threads: Vec::new(),
             free: Vec::new(),
             stack: Vec::new(),
@@ -183,8 +183,8 @@ impl<'p> Engine<'p> {
             let job = &self.p.jobs[j];
             match job.rate {
                 Some(rate) => {
-                    let first = if job.poisson { (self.rng.exp1() / rate).round() as u64 } else { 0 };
-                    self.heap.push(Reverse((first, ARRIVAL | j as u32)));
+                    let first = if job.poisson { nearest(self.rng.exp1() / rate) } else { 0 };
+                    self.heap.push(first, ARRIVAL | j as u32);
                 }
                 None => {
                     for _ in 0..job.population {
@@ -198,7 +198,7 @@ impl<'p> Engine<'p> {
         let mut events = 0u64;
         let mut reported = 0u64;
         let stop = loop {
-            let Some(Reverse((t, what))) = self.heap.pop() else {
+            let Some((t, what)) = self.heap.pop() else {
                 // Nothing left to happen (cannot be: jobs always issue more).
                 break Stop::Duration;
             };
@@ -215,7 +215,7 @@ impl<'p> Engine<'p> {
             if what & ARRIVAL != 0 {
                 self.arrival((what & !ARRIVAL) as usize);
             } else {
-                self.stack.push(what);
+                self.exec(what);
             }
             self.drain();
             if let Some(n) = self.limits.ios {
@@ -325,13 +325,13 @@ impl<'p> Engine<'p> {
         }
         let rate = job.rate.expect("arrivals only for rated jobs");
         let next = if job.poisson {
-            self.now + (self.rng.exp1() / rate).round() as u64
+            self.now + nearest(self.rng.exp1() / rate)
         } else {
             // Even spacing from time 0, without drift.
             self.jobs[j].arrivals += 1;
-            (self.jobs[j].arrivals as f64 / rate).round() as u64
+            nearest(self.jobs[j].arrivals as f64 / rate)
         };
-        self.heap.push(Reverse((next, ARRIVAL | j as u32)));
+        self.heap.push(next, ARRIVAL | j as u32);
     }
 
     /// Starts job `j`'s next IO now: draws its class, looks its block up in the cache.
@@ -355,17 +355,8 @@ impl<'p> Engine<'p> {
             };
             let id = offset + block;
             let cache = &mut self.caches[ci as usize];
-            if choice.lookup {
-                let hit = cache.contains(id);
-                if !hit {
-                    class = choice.miss;
-                }
-                if self.now >= self.limits.ramp {
-                    cache.lookups += 1;
-                    cache.interval_lookups += 1;
-                    cache.hits += hit as u64;
-                    cache.interval_hits += hit as u64;
-                }
+            if choice.lookup && !cache.contains(id) {
+                class = choice.miss;
             }
             cache.insert(id, job.block_bytes);
         }
@@ -388,7 +379,30 @@ impl<'p> Engine<'p> {
             DelayKind::Exponential => mean * self.rng.exp1(),
             DelayKind::Lognormal { sigma } => mean * (sigma * self.rng.normal() - 0.5 * sigma * sigma).exp(),
         };
-        d.round() as u64
+        nearest(d)
+    }
+
+    /// The `k`-th branch (0-based) that fork `fork` takes this time: the next in turn, or
+    /// a partial Fisher–Yates shuffle of the fork's branch numbers (distinct branches).
+    #[inline]
+    fn pick(&mut self, fork: u32, k: u32) -> u32 {
+        let f = &self.p.forks[fork as usize];
+        let n = f.starts.len() as u32;
+        match f.pick {
+            Pick::RoundRobin => {
+                let turn = &mut self.turns[f.turn as usize];
+                let b = (*turn % n as u64) as u32;
+                *turn += 1;
+                b
+            }
+            Pick::Random if n == 1 => 0,
+            Pick::Random => {
+                let r = k + self.rng.below((n - k) as u64) as u32;
+                let perm = &mut self.perms[fork as usize];
+                perm.swap(k as usize, r as usize);
+                perm[k as usize]
+            }
+        }
     }
 
     /// Walks thread `tid` as far as it can go now.
@@ -400,7 +414,7 @@ impl<'p> Engine<'p> {
             match p.ops[th.pc as usize] {
                 Op::Cap { cap, ops, bytes, base, burst } => {
                     if th.tl > self.now {
-                        self.heap.push(Reverse((th.tl, tid)));
+                        self.heap.push(th.tl, tid);
                         return;
                     }
                     let leave = self.caps[cap as usize].visit(self.now, ops, bytes, base, burst, &mut self.rng);
@@ -417,6 +431,12 @@ impl<'p> Engine<'p> {
                 Op::Fork { fork, next } => {
                     let f = &p.forks[fork as usize];
                     let n = f.starts.len() as u32;
+                    if f.choose == 1 {
+                        // One branch: the IO goes down it itself (it ends in a Goto).
+                        let b = self.pick(fork, 0);
+                        self.threads[i].pc = f.starts[b as usize];
+                        continue;
+                    }
                     {
                         let t = &mut self.threads[i];
                         t.pc = next;
@@ -424,29 +444,16 @@ impl<'p> Engine<'p> {
                     }
                     let child = Thread { parent: tid, remaining: 0, kind: BRANCH, ..th };
                     for k in 0..f.choose {
-                        let b = match f.pick {
-                            Pick::RoundRobin => {
-                                let turn = &mut self.turns[f.turn as usize];
-                                let b = (*turn % n as u64) as u32;
-                                *turn += 1;
-                                b
-                            }
-                            Pick::Random if f.choose == n => k,
-                            Pick::Random => {
-                                let r = k + self.rng.below((n - k) as u64) as u32;
-                                let perm = &mut self.perms[fork as usize];
-                                perm.swap(k as usize, r as usize);
-                                perm[k as usize]
-                            }
-                        };
+                        let b = if f.choose == n { k } else { self.pick(fork, k) };
                         let c = self.alloc(Thread { pc: f.starts[b as usize], ..child });
                         self.stack.push(c);
                     }
                     return;
                 }
+                Op::Goto { pc } => self.threads[i].pc = pc,
                 Op::Acquire { slot } => {
                     if th.tl > self.now {
-                        self.heap.push(Reverse((th.tl, tid)));
+                        self.heap.push(th.tl, tid);
                         return;
                     }
                     let now = self.now;
@@ -466,7 +473,7 @@ impl<'p> Engine<'p> {
                 }
                 Op::Release { slot } => {
                     if th.tl > self.now {
-                        self.heap.push(Reverse((th.tl, tid)));
+                        self.heap.push(th.tl, tid);
                         return;
                     }
                     let now = self.now;
@@ -505,7 +512,7 @@ impl<'p> Engine<'p> {
                         BACKGROUND => self.free.push(tid),
                         _ => {
                             if th.tl > self.now {
-                                self.heap.push(Reverse((th.tl, tid)));
+                                self.heap.push(th.tl, tid);
                                 return;
                             }
                             self.complete(tid, th);
@@ -526,6 +533,14 @@ impl<'p> Engine<'p> {
             self.counted += 1;
             self.series.ios += 1;
             self.series.bytes += class.bytes;
+            if let Some((c, hit)) = class.lookup {
+                // Lookups are counted as IOs are, when they complete.
+                let cache = &mut self.caches[c as usize];
+                cache.lookups += 1;
+                cache.interval_lookups += 1;
+                cache.hits += hit as u64;
+                cache.interval_hits += hit as u64;
+            }
         }
         self.jobs[j].busy -= 1;
         if let Some(pc) = class.background {
@@ -539,6 +554,12 @@ impl<'p> Engine<'p> {
             self.issue(j);
         }
     }
+}
+
+/// The nearest whole number of a non-negative time (faster than `f64::round`).
+#[inline]
+pub fn nearest(x: f64) -> u64 {
+    (x + 0.5) as i64 as u64
 }
 
 /// Adds the slot-time in use since the last change (after the ramp).

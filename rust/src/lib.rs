@@ -11,6 +11,7 @@ pub mod engine;
 pub mod histogram;
 pub mod input;
 pub mod program;
+pub mod queue;
 pub mod report;
 pub mod rng;
 pub mod series;

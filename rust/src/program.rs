@@ -56,6 +56,8 @@ pub enum Op {
     Fork { fork: u32, next: u32 },
     Acquire { slot: u32 },
     Release { slot: u32 },
+    /// Go on at `pc` (the end of the branch a one-branch fork sent the IO down).
+    Goto { pc: u32 },
     /// End of a route, of a background route, or of a fork branch.
     End,
 }
@@ -131,6 +133,8 @@ pub struct ClassDef {
     pub bytes: u64,
     pub route: u32,
     pub background: Option<u32>,
+    /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit.
+    pub lookup: Option<(u32, bool)>,
 }
 
 /// One draw of a job's next IO: a class, or a cache lookup that resolves to `hit` or `miss`.
@@ -215,7 +219,7 @@ impl<'a> Builder<'a> {
                 StepIn::Fork(fk) => self.fork(fk, &format!("{f}.fork"))?,
                 StepIn::Hold(h) => {
                     let slot = *self.slot_index.get(h.slot_limit.as_str()).ok_or_else(|| {
-                        SimError::new(format!("{f}.hold.slot_limit"), format!("unknown slot limit {:?}", h.slot_limit))
+                        SimError::new(format!("{f}.hold.slot_limit"), format!("unknown slot limit '{}'", h.slot_limit))
                     })?;
                     self.p.ops.push(Op::Acquire { slot });
                     self.steps(&h.steps, &format!("{f}.hold.steps"))?;
@@ -230,7 +234,7 @@ impl<'a> Builder<'a> {
         let r = *self
             .res_index
             .get(v.resource.as_str())
-            .ok_or_else(|| SimError::new(format!("{field}.resource"), format!("unknown resource {:?}", v.resource)))?;
+            .ok_or_else(|| SimError::new(format!("{field}.resource"), format!("unknown resource '{}'", v.resource)))?;
         let res = &self.net.resources[r as usize];
         if let Some(cap) = &res.cap {
             let ops = match cap.io_unit {
@@ -281,14 +285,24 @@ impl<'a> Builder<'a> {
             starts: Vec::new(),
             turn,
         });
+        // A fork that takes one branch needs no join: the IO itself goes down the branch
+        // and jumps back (`Goto`) at its end.
+        let alone = fk.choose == 1 || fk.branches.len() == 1;
         let mut starts = Vec::with_capacity(fk.branches.len());
+        let mut ends = Vec::with_capacity(fk.branches.len());
         for (b, branch) in fk.branches.iter().enumerate() {
             starts.push(self.p.ops.len() as u32);
             self.steps(branch, &format!("{field}.branches[{b}]"))?;
+            ends.push(self.p.ops.len());
             self.p.ops.push(Op::End);
         }
         self.p.forks[fork as usize].starts = starts;
         let next = self.p.ops.len() as u32;
+        if alone {
+            for e in ends {
+                self.p.ops[e] = Op::Goto { pc: next };
+            }
+        }
         self.p.ops[at] = Op::Fork { fork, next };
         Ok(())
     }
@@ -331,7 +345,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
     for (i, r) in net.resources.iter().enumerate() {
         let f = format!("network.resources[{i}]");
         if res_index.insert(r.id.as_str(), i as u32).is_some() {
-            return Err(SimError::new(format!("{f}.id"), format!("duplicate resource id {:?}", r.id)));
+            return Err(SimError::new(format!("{f}.id"), format!("duplicate resource id '{}'", r.id)));
         }
         let cap = match (&r.cap, &r.delay) {
             (Some(c), None) => {
@@ -470,7 +484,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         }
         let cache = match &c.cache {
             Some(id) => Some(*cache_index.get(id.as_str()).ok_or_else(|| {
-                SimError::new(format!("{f}.cache"), format!("unknown cache {id:?}"))
+                SimError::new(format!("{f}.cache"), format!("unknown cache '{id}'"))
             })?),
             None => None,
         };
@@ -493,6 +507,10 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             bytes: c.bytes,
             route,
             background,
+            lookup: match (cache, c.outcome) {
+                (Some(ci), Some(o)) => Some((ci, o == Outcome::Hit)),
+                _ => None,
+            },
         });
         let list = &mut draws[c.job];
         match (cache, c.outcome) {
@@ -528,7 +546,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         if list.is_empty() || total <= 0.0 {
             return Err(SimError::new(
                 format!("network.jobs[{j}]"),
-                format!("job {:?} has no class with a positive probability", net.jobs[j].name),
+                format!("job '{}' has no class with a positive probability", net.jobs[j].name),
             ));
         }
         let mut cum = 0.0;
