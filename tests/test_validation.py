@@ -119,3 +119,19 @@ def test_worked_example(iolab):
     assert vm["resource"] == "Standard_DS13 uncached" and vm["utilization"] == pytest.approx(0.756, abs=5e-4)
     assert doc["outstanding"] == 128 and doc["knee_outstanding"] == pytest.approx(40.0, rel=1e-3)
     assert doc["jobs"][0]["name"] == "oltp"
+
+
+def test_rate_limited_job(iolab, tmp_path):
+    """fio's rate_iops: the job runs at its rate when the path allows more, and its IOs see the
+    lightly loaded latency, not N / X; the simulator agrees."""
+    path = tmp_path / "rate.yaml"
+    path.write_text("volumes:\n  data:\n    disks:\n      - {sku: P30, latency: 1ms}\njobs:\n"
+                    "  - {name: capped, rw: randread, bs: 8k, iodepth: 16, numjobs: 2, ioengine: libaio,"
+                    " rate_iops: 1000}\n")
+    doc = iolab("predict", path, "--json").json()
+    assert within(doc["iops"], 2000, 0.001)
+    assert 1e-3 <= doc["latency"]["mean"] < 1.5e-3
+    assert doc["bottleneck"]["kind"] == "concurrency"
+    sim = iolab("simulate", path, "--json", "--ios", "40000").json()
+    assert within(sim["iops"], 2000, 0.02)
+    assert sim["latency"]["mean"] < 1.6e-3

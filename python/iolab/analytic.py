@@ -57,6 +57,7 @@ class Chains:
     delay: np.ndarray           # Z[j]
     slots: np.ndarray           # S[j, s], share of chain j's IOs inside slot limit s
     flats: dict[str, Flat]      # per class
+    rate: np.ndarray | None = None   # per chain: fio's rate limit (ops/s), nan where none
 
 
 def chains(network: Network) -> Chains:
@@ -83,7 +84,8 @@ def chains(network: Network) -> Chains:
             S[j, sidx[sid]] += p * share
         Z[j] += p * f.delay
     N = np.array([float(j.population) for j in network.jobs])
-    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats)
+    rate = np.array([float(j.rate) if j.rate else math.nan for j in network.jobs])
+    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate)
 
 
 def exact_mva(D: np.ndarray, Z: float, N: float) -> tuple[float, np.ndarray]:
@@ -245,27 +247,44 @@ def _effective_population(ch: Chains, network: Network) -> np.ndarray:
     return N * scale
 
 
-def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Throughput per chain and utilization per cap, with background load folded in."""
+def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Throughput per chain, utilization per cap and the think time per chain.
+
+    Background load (a host cache's lazy flush) inflates the demands it shares a cap with.
+    A chain with a rate limit (fio's ``rate_iops``) waits between IOs: the think time ``T``
+    is found so that the chain runs at its rate when the path allows more; the latency of
+    its IOs is then ``N / X − T``."""
     N_eff = _effective_population(ch, network)
     U_bg = np.zeros(D.shape[1])
     X = np.zeros(D.shape[0])
-    for _ in range(30 if ch.background.any() else 1):
+    T = np.zeros(D.shape[0])
+    limited = ch.rate is not None and bool(np.isfinite(ch.rate).any())
+    rounds = 60 if (ch.background.any() or limited) else 1
+    for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
-        X = _mva(D_eff, ch.delay, N_eff)
+        X = _mva(D_eff, ch.delay + T, N_eff)
+        settled = True
+        if limited:
+            assert ch.rate is not None
+            with np.errstate(divide="ignore", invalid="ignore"):
+                target = np.where(np.isfinite(ch.rate), N_eff / ch.rate, 0.0)
+                cycle = np.where(X > 0, N_eff / X, 0.0)
+            new_T = np.where(np.isfinite(ch.rate), np.maximum(0.0, T + target - cycle), 0.0)
+            settled = bool(np.allclose(new_T, T, rtol=1e-7, atol=1e-12))
+            T = new_T
         new_bg = X @ ch.background
-        if np.allclose(new_bg, U_bg, atol=1e-9):
+        if settled and np.allclose(new_bg, U_bg, atol=1e-9):
             break
         U_bg = np.minimum(new_bg, 0.999)
     U = X @ D + X @ ch.background
-    return X, U
+    return X, U, T * (ch.population / np.where(N_eff > 0, N_eff, 1.0))
 
 
 def solve(network: Network) -> Solution:
     """Predict a closed network: throughput, latency per class, utilizations, bottleneck,
     knee, and the burst phase when any cap has burst credits."""
     ch = chains(network)
-    X, U = _solve_closed(ch, network, ch.demand)
+    X, U, T = _solve_closed(ch, network, ch.demand)
     labels = {r.id: r for r in network.resources}
     resources = tuple(
         ResourceLoad(k, labels[k].label, labels[k].kind, float(U[i])) for i, k in enumerate(ch.caps)
@@ -275,10 +294,10 @@ def solve(network: Network) -> Solution:
         SlotLoad(s.id, s.label, s.kind, s.slots, float(ch.population @ ch.slots[:, i]))
         for i, s in enumerate(network.slot_limits)
     )
-    classes = _class_results(network, ch, X, N_eff, ch.demand)
+    classes = _class_results(network, ch, X, T, ch.demand)
     jidx = {j: i for i, j in enumerate(ch.jobs)}
     job_iops = {j: float(X[jidx[j]]) for j in ch.jobs}
-    job_latency = {j: float(ch.population[jidx[j]] / X[jidx[j]]) if X[jidx[j]] > 0 else math.inf
+    job_latency = {j: float(ch.population[jidx[j]] / X[jidx[j]] - T[jidx[j]]) if X[jidx[j]] > 0 else math.inf
                    for j in ch.jobs}
     return Solution(
         classes=classes,
@@ -293,7 +312,7 @@ def solve(network: Network) -> Solution:
     )
 
 
-def _class_results(network: Network, ch: Chains, X: np.ndarray, N_eff: np.ndarray,
+def _class_results(network: Network, ch: Chains, X: np.ndarray, T: np.ndarray,
                    D: np.ndarray) -> tuple[ClassResult, ...]:
     """Per-class throughput (X_j × p_c) and latency: the residence times the chain's MVA
     gives, scaled so that the chain's mean equals N / X (the client-side wait for slots
@@ -313,7 +332,7 @@ def _class_results(network: Network, ch: Chains, X: np.ndarray, N_eff: np.ndarra
         j = jidx[c.job]
         x = float(X[j])
         mean_raw = sum(o.probability * raw[o.id] for o in network.classes if o.job == c.job)
-        chain_r = float(ch.population[j] / x) if x > 0 else math.inf
+        chain_r = float(ch.population[j] / x - T[j]) if x > 0 else math.inf
         lat = raw[c.id] * chain_r / mean_raw if mean_raw > 0 else chain_r
         out.append(ClassResult(c.id, c.job, c.direction, c.bytes, x * c.probability, lat))
     return tuple(out)
@@ -346,14 +365,14 @@ def _burst(network: Network, ch: Chains) -> BurstResult | None:
     bursting = [r for r in network.resources if r.cap is not None and r.cap.burst is not None]
     if not bursting:
         return None
-    X, U = _solve_closed(ch, network, ch.burst_demand)
+    X, U, T = _solve_closed(ch, network, ch.burst_demand)
     kidx = {k: i for i, k in enumerate(ch.caps)}
     N = ch.population
     iops = float(X.sum())
     bw = 0.0
     for c in network.classes:
         bw += float(X[ch.jobs.index(c.job)]) * c.probability * c.bytes
-    lat = float(N.sum() / iops) if iops > 0 else math.inf
+    lat = float((N.sum() - X @ T) / iops) if iops > 0 else math.inf
     duration: float | None = None
     for r in bursting:
         cap, b = r.cap, r.cap.burst
