@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .network import Class, Flat, Network, flatten
+from .network import Class, Flat, Network, Visit, flatten, walk
 
 __all__ = [
     "Chains",
@@ -395,24 +395,7 @@ def _burst(network: Network, ch: Chains) -> BurstResult | None:
 
 def _visits(cls: Class, rid: str) -> list[tuple[int, float]]:
     """(bytes, expected visits per IO) of ``cls`` at resource ``rid``."""
-    from .network import Fork, Hold, Visit
-
-    out: list[tuple[int, float]] = []
-
-    def walk(steps, w):
-        for s in steps:
-            if isinstance(s, Visit):
-                if s.resource == rid:
-                    out.append((s.bytes, w))
-            elif isinstance(s, Fork):
-                share = w * min(s.choose, len(s.branches)) / len(s.branches)
-                for b in s.branches:
-                    walk(b, share)
-            elif isinstance(s, Hold):
-                walk(s.steps, w)
-
-    walk(cls.route, 1.0)
-    return out
+    return [(s.bytes, w) for s, w in walk(cls.route) if isinstance(s, Visit) and s.resource == rid]
 
 
 def bounds(ch: Chains, N: float) -> tuple[float, float]:

@@ -24,6 +24,7 @@ holding the job's slot (a host cache's lazy write flush).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
@@ -44,6 +45,7 @@ __all__ = [
     "Network",
     "Flat",
     "flatten",
+    "walk",
 ]
 
 Kind = Literal["vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client"]
@@ -281,34 +283,37 @@ class Flat:
     background: dict[str, float] = field(default_factory=dict)
 
 
+def walk(steps: tuple[Step, ...], weight: float = 1.0) -> Iterator[tuple[Step, float]]:
+    """Every step of a route, nested ones included, with its expected visits per IO: a fork
+    weighs each branch by ``choose / len(branches)`` (mean-value analysis treats a fork's
+    members as visited in turn). Yields visits and holds; a hold's steps follow it."""
+    for s in steps:
+        if isinstance(s, Fork):
+            share = weight * min(s.choose, len(s.branches)) / len(s.branches)
+            for branch in s.branches:
+                yield from walk(branch, share)
+        else:
+            yield s, weight
+            if isinstance(s, Hold):
+                yield from walk(s.steps, weight)
+
+
 def flatten(network: Network, cls: Class) -> Flat:
-    """Expected demands of one IO of ``cls``: forks weigh each branch by ``choose / len``
-    (mean-value analysis treats a fork's members as visited in turn)."""
+    """Expected demands of one IO of ``cls`` (see :func:`walk` for how forks weigh)."""
     caps = {r.id: r.cap for r in network.resources if r.cap is not None}
     flat = Flat()
-
-    def walk(steps: tuple[Step, ...], w: float, bg: bool) -> None:
-        for s in steps:
-            if isinstance(s, Visit):
-                cap = caps.get(s.resource)
-                if cap is None:
-                    if not bg:
-                        flat.delay += w * s.latency
-                elif bg:
-                    flat.background[s.resource] = flat.background.get(s.resource, 0.0) + w * cap.demand(s.bytes)
-                else:
-                    flat.demand[s.resource] = flat.demand.get(s.resource, 0.0) + w * cap.demand(s.bytes)
-                    flat.burst_demand[s.resource] = (
-                        flat.burst_demand.get(s.resource, 0.0) + w * cap.demand(s.bytes, burst=True))
-            elif isinstance(s, Fork):
-                share = w * min(s.choose, len(s.branches)) / len(s.branches)
-                for b in s.branches:
-                    walk(b, share, bg)
-            else:
-                if not bg:
-                    flat.slots[s.slot_limit] = flat.slots.get(s.slot_limit, 0.0) + w
-                walk(s.steps, w, bg)
-
-    walk(cls.route, 1.0, False)
-    walk(cls.background, 1.0, True)
+    for s, w in walk(cls.route):
+        if isinstance(s, Hold):
+            flat.slots[s.slot_limit] = flat.slots.get(s.slot_limit, 0.0) + w
+            continue
+        assert isinstance(s, Visit)
+        cap = caps.get(s.resource)
+        if cap is None:
+            flat.delay += w * s.latency
+        else:
+            flat.demand[s.resource] = flat.demand.get(s.resource, 0.0) + w * cap.demand(s.bytes)
+            flat.burst_demand[s.resource] = flat.burst_demand.get(s.resource, 0.0) + w * cap.demand(s.bytes, burst=True)
+    for s, w in walk(cls.background):
+        if isinstance(s, Visit) and s.resource in caps:
+            flat.background[s.resource] = flat.background.get(s.resource, 0.0) + w * caps[s.resource].demand(s.bytes)
     return flat

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from ..fio import FioJob
 from ..network import (Cache, Cap, Class, Delay, Fork, Hold, Job, Network, Resource, SlotLimit,
-                       Step, Visit)
+                       Step, Visit, walk)
 
 READ_ONLY = {"read", "randread"}
 WRITE_ONLY = {"write", "randwrite", "trim", "randtrim"}
@@ -70,23 +70,8 @@ class Builder:
     def demand(self, steps: tuple[Step, ...]) -> float:
         """Expected cap demand (seconds) of one pass over ``steps`` (forks weighed as in MVA)."""
         caps = {r.id: r.cap for r in self.resources if r.cap is not None}
-        total = 0.0
-
-        def walk(ss: tuple[Step, ...], w: float) -> None:
-            nonlocal total
-            for s in ss:
-                if isinstance(s, Visit):
-                    if s.resource in caps:
-                        total += w * caps[s.resource].demand(s.bytes)
-                elif isinstance(s, Fork):
-                    share = w * min(s.choose, len(s.branches)) / len(s.branches)
-                    for br in s.branches:
-                        walk(br, share)
-                elif isinstance(s, Hold):
-                    walk(s.steps, w)
-
-        walk(steps, 1.0)
-        return total
+        return sum(w * caps[s.resource].demand(s.bytes) for s, w in walk(steps)
+                   if isinstance(s, Visit) and s.resource in caps)
 
     def unloaded(self, steps: tuple[Step, ...], delay_id: str, latency: float) -> tuple[Step, ...]:
         """MODEL.md's rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
@@ -111,22 +96,8 @@ class Builder:
 
     def network(self) -> Network:
         """The network, without resources and slot limits that no route visits."""
-        used: set[str] = set()
-
-        def walk(ss: tuple[Step, ...]) -> None:
-            for s in ss:
-                if isinstance(s, Visit):
-                    used.add(s.resource)
-                elif isinstance(s, Fork):
-                    for br in s.branches:
-                        walk(br)
-                elif isinstance(s, Hold):
-                    used.add(s.slot_limit)
-                    walk(s.steps)
-
-        for c in self.classes:
-            walk(c.route)
-            walk(c.background)
+        used = {s.resource if isinstance(s, Visit) else s.slot_limit  # type: ignore[union-attr]
+                for c in self.classes for steps in (c.route, c.background) for s, _ in walk(steps)}
         return Network(tuple(r for r in self.resources if r.id in used), tuple(self.classes), tuple(self.jobs),
                        tuple(s for s in self.slot_limits if s.id in used), tuple(self.caches), tuple(self.notes))
 
