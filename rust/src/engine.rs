@@ -405,44 +405,38 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Walks thread `tid` as far as it can go now.
+    /// Walks thread `tid` as far as it can go now. Its program counter and clock live in
+    /// locals while it walks and are stored back when it stops.
     fn exec(&mut self, tid: u32) {
         let p = self.p;
         let i = tid as usize;
+        let (mut pc, mut tl) = (self.threads[i].pc, self.threads[i].tl);
         loop {
-            let th = self.threads[i];
-            match p.ops[th.pc as usize] {
+            match p.ops[pc as usize] {
                 Op::Cap { cap, ops, bytes, base, burst } => {
-                    if th.tl > self.now {
-                        self.heap.push(th.tl, tid);
-                        return;
+                    if tl > self.now {
+                        break;
                     }
-                    let leave = self.caps[cap as usize].visit(self.now, ops, bytes, base, burst, &mut self.rng);
-                    let t = &mut self.threads[i];
-                    t.tl = leave;
-                    t.pc += 1;
+                    tl = self.caps[cap as usize].visit(self.now, ops, bytes, base, burst, &mut self.rng);
+                    pc += 1;
                 }
                 Op::Delay { mean, kind } => {
-                    let d = self.delay(mean, kind);
-                    let t = &mut self.threads[i];
-                    t.tl += d;
-                    t.pc += 1;
+                    tl += self.delay(mean, kind);
+                    pc += 1;
                 }
                 Op::Fork { fork, next } => {
                     let f = &p.forks[fork as usize];
-                    let n = f.starts.len() as u32;
                     if f.choose == 1 {
                         // One branch: the IO goes down it itself (it ends in a Goto).
-                        let b = self.pick(fork, 0);
-                        self.threads[i].pc = f.starts[b as usize];
+                        pc = f.starts[self.pick(fork, 0) as usize];
                         continue;
                     }
-                    {
-                        let t = &mut self.threads[i];
-                        t.pc = next;
-                        t.remaining = f.choose;
-                    }
-                    let child = Thread { parent: tid, remaining: 0, kind: BRANCH, ..th };
+                    let n = f.starts.len() as u32;
+                    let t = &mut self.threads[i];
+                    t.pc = next;
+                    t.tl = tl;
+                    t.remaining = f.choose;
+                    let child = Thread { parent: tid, remaining: 0, kind: BRANCH, ..*t };
                     for k in 0..f.choose {
                         let b = if f.choose == n { k } else { self.pick(fork, k) };
                         let c = self.alloc(Thread { pc: f.starts[b as usize], ..child });
@@ -450,38 +444,39 @@ impl<'p> Engine<'p> {
                     }
                     return;
                 }
-                Op::Goto { pc } => self.threads[i].pc = pc,
+                Op::Goto { pc: to } => pc = to,
                 Op::Acquire { slot } => {
-                    if th.tl > self.now {
-                        self.heap.push(th.tl, tid);
-                        return;
+                    if tl > self.now {
+                        break;
                     }
                     let now = self.now;
                     let s = &mut self.slots[slot as usize];
-                    if s.free > 0 {
-                        account(s, now);
-                        s.free -= 1;
-                        s.in_use += 1;
-                        if now >= self.limits.ramp {
-                            s.entries += 1;
-                        }
-                        self.threads[i].pc += 1;
-                    } else {
+                    if s.free == 0 {
                         s.queue.push_back(tid);
+                        let t = &mut self.threads[i];
+                        t.pc = pc;
+                        t.tl = tl;
                         return;
                     }
+                    account(s, now);
+                    s.free -= 1;
+                    s.in_use += 1;
+                    if now >= self.limits.ramp {
+                        s.entries += 1;
+                    }
+                    pc += 1;
                 }
                 Op::Release { slot } => {
-                    if th.tl > self.now {
-                        self.heap.push(th.tl, tid);
-                        return;
+                    if tl > self.now {
+                        break;
                     }
                     let now = self.now;
                     let ramp = self.limits.ramp;
-                    self.threads[i].pc += 1;
+                    pc += 1;
                     let s = &mut self.slots[slot as usize];
                     match s.queue.pop_front() {
                         Some(w) => {
+                            // The slot passes straight to the first waiter.
                             let wt = &mut self.threads[w as usize];
                             if wt.tl >= ramp {
                                 s.waited += (now - wt.tl) as u128;
@@ -499,11 +494,12 @@ impl<'p> Engine<'p> {
                     }
                 }
                 Op::End => {
+                    let th = self.threads[i];
                     match th.kind {
                         BRANCH => {
                             self.free.push(tid);
                             let par = &mut self.threads[th.parent as usize];
-                            par.tl = par.tl.max(th.tl);
+                            par.tl = par.tl.max(tl);
                             par.remaining -= 1;
                             if par.remaining == 0 {
                                 self.stack.push(th.parent);
@@ -511,9 +507,8 @@ impl<'p> Engine<'p> {
                         }
                         BACKGROUND => self.free.push(tid),
                         _ => {
-                            if th.tl > self.now {
-                                self.heap.push(th.tl, tid);
-                                return;
+                            if tl > self.now {
+                                break;
                             }
                             self.complete(tid, th);
                         }
@@ -522,6 +517,11 @@ impl<'p> Engine<'p> {
                 }
             }
         }
+        // Waits for the clock to reach `tl`.
+        let t = &mut self.threads[i];
+        t.pc = pc;
+        t.tl = tl;
+        self.heap.push(tl, tid);
     }
 
     fn complete(&mut self, tid: u32, th: Thread) {

@@ -52,20 +52,27 @@ impl EventQueue {
             let mut i = 0;
             loop {
                 let c = 4 * i + 1;
-                if c >= n {
+                if c + 4 <= n {
+                    // A full node: the smallest of four, without branches on the data.
+                    let q = &k[c..c + 4];
+                    let a = if q[1].0 < q[0].0 { 1 } else { 0 };
+                    let b = if q[3].0 < q[2].0 { 3 } else { 2 };
+                    let m = if q[b].0 < q[a].0 { b } else { a };
+                    k[i] = q[m];
+                    i = c + m;
+                } else {
+                    if c < n {
+                        let mut m = c;
+                        for j in c + 1..n {
+                            if k[j].0 < k[m].0 {
+                                m = j;
+                            }
+                        }
+                        k[i] = k[m];
+                        i = m;
+                    }
                     break;
                 }
-                let kids = &k[c..(c + 4).min(n)];
-                let mut m = 0;
-                let mut best = kids[0];
-                for (j, &v) in kids.iter().enumerate().skip(1) {
-                    if v.0 < best.0 {
-                        best = v;
-                        m = j;
-                    }
-                }
-                k[i] = best;
-                i = c + m;
             }
             while i > 0 {
                 let parent = (i - 1) / 4;
