@@ -5,7 +5,8 @@ matplotlib runs with the non-interactive Agg backend; nothing opens a window.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,22 +34,34 @@ def check_plot_path(path: str | Path, option: str = "--plot") -> Path:
     return p
 
 
-def latency_curve(path: str | Path, series: Sequence[tuple[str, Sequence[CurvePoint]]], *,
-                  title: str, knee: CurvePoint | None = None, knee_label: str = "knee") -> Path:
-    """Draw latency (ms) against IOPS for one or more named series; mark the knee."""
+@contextmanager
+def _canvas(path: str | Path, rows: int = 1, height: float = 4.8) -> Iterator[tuple[object, list]]:
+    """A matplotlib figure (Agg backend) of ``rows`` stacked axes, saved to ``path`` on exit."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     p = check_plot_path(path)
-    fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=110)
+    fig, axes = plt.subplots(rows, 1, figsize=(7.5, height), dpi=110, squeeze=False)
     try:
+        yield fig, [a[0] for a in axes]
+        fig.tight_layout()
+        fig.savefig(p)
+    except OSError as e:
+        raise RunError(f"cannot write plot {str(p)!r}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
+
+
+def latency_curve(path: str | Path, series: Sequence[tuple[str, Sequence[CurvePoint]]], *,
+                  title: str, knee: CurvePoint | None = None, knee_label: str = "knee") -> Path:
+    """Draw latency (ms) against IOPS for one or more named series; mark the knee."""
+    with _canvas(path) as (_, (ax,)):
         for i, (name, points) in enumerate(series):
             xs = [pt.iops for pt in points]
             ys = [pt.latency * 1e3 for pt in points]
-            style = "o-" if i == 0 else "s--"
-            ax.plot(xs, ys, style, label=name, linewidth=1.6, markersize=4)
+            ax.plot(xs, ys, "o-" if i == 0 else "s--", label=name, linewidth=1.6, markersize=4)
             for pt in points:
                 ax.annotate(pt.label, (pt.iops, pt.latency * 1e3), textcoords="offset points", xytext=(4, 4),
                             fontsize=7, alpha=0.7)
@@ -61,28 +74,15 @@ def latency_curve(path: str | Path, series: Sequence[tuple[str, Sequence[CurvePo
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", fontsize=8)
-        fig.tight_layout()
-        fig.savefig(p)
-    except OSError as e:
-        raise RunError(f"cannot write plot {str(p)!r}: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
-    return p
+    return Path(path)
 
 
 def simulation_charts(path: str | Path, *, title: str, percentiles: Sequence[tuple[str, float]],
                       series: Sequence[tuple[float, float]],
                       credits: Sequence[tuple[str, Sequence[tuple[float, float]]]] = ()) -> Path:
     """Latency percentiles (ms, bars), IOPS over time, and credit balances when bursting."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    p = check_plot_path(path)
     rows = 3 if credits else 2
-    fig, axes = plt.subplots(rows, 1, figsize=(7.5, 2.8 * rows), dpi=110)
-    try:
+    with _canvas(path, rows, 2.8 * rows) as (_, axes):
         ax = axes[0]
         ax.bar([name for name, _ in percentiles], [v * 1e3 for _, v in percentiles], color="steelblue")
         ax.set_ylabel("latency (ms)")
@@ -101,10 +101,4 @@ def simulation_charts(path: str | Path, *, title: str, percentiles: Sequence[tup
             ax.set_ylabel("credit balance (ops)")
             ax.legend(fontsize=7)
             ax.grid(True, alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(p)
-    except OSError as e:
-        raise RunError(f"cannot write plot {str(p)!r}: {e.strerror or e}") from None
-    finally:
-        plt.close(fig)
-    return p
+    return Path(path)
