@@ -138,6 +138,15 @@ def test_cold_cache_reaches_all_hits_once_every_block_was_read():
     assert cache.series[0].hit_ratio == 0.0
 
 
+def test_lookup_without_a_miss_class_still_reports_real_misses():
+    # A network may carry only the hit class (its warm hit ratio is 1); a cold cache still
+    # misses until it holds the working set, and the counts say so.
+    net = cached(1 << 30, warm=False, working_set=100 * 4096, sequential=True)
+    net = Network(net.resources, net.classes[:1], net.jobs, caches=net.caches)
+    cache = simulate(net, ios=1000).cache[0]
+    assert (cache.lookups, cache.hits) == (1000, 900)
+
+
 def test_warm_cache_hit_ratio_is_capacity_over_working_set():
     sim = simulate(cached(25 * 4096 * 100, warm=True, working_set=100 * 4096 * 100), ios=200_000, seed=3)
     assert within(sim.cache[0].hit_ratio, 0.25, 0.02)

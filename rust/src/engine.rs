@@ -86,6 +86,8 @@ struct Thread {
     remaining: u32,
     class: u32,
     kind: u8,
+    /// For an IO that looked its block up in a cache: 1 missed, 2 hit (0: no lookup).
+    lookup: u8,
     start: u64,
     tl: u64,
 }
@@ -344,6 +346,7 @@ impl<'p> Engine<'p> {
             job.choices.iter().find(|c| u <= c.cum).unwrap_or(job.choices.last().unwrap())
         };
         let mut class = choice.hit;
+        let mut lookup = 0;
         if let Some((ci, offset)) = choice.cache {
             let state = &mut self.jobs[j];
             let block = if job.sequential {
@@ -355,14 +358,18 @@ impl<'p> Engine<'p> {
             };
             let id = offset + block;
             let cache = &mut self.caches[ci as usize];
-            if choice.lookup && !cache.contains(id) {
-                class = choice.miss;
+            if choice.lookup {
+                let hit = cache.contains(id);
+                if !hit {
+                    class = choice.miss;
+                }
+                lookup = 1 + hit as u8;
             }
             cache.insert(id, job.block_bytes);
         }
         self.jobs[j].busy += 1;
         let pc = self.p.classes[class as usize].route;
-        let t = self.alloc(Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, start: self.now, tl: self.now });
+        let t = self.alloc(Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now });
         self.stack.push(t);
     }
 
@@ -533,8 +540,9 @@ impl<'p> Engine<'p> {
             self.counted += 1;
             self.series.ios += 1;
             self.series.bytes += class.bytes;
-            if let Some((c, hit)) = class.lookup {
+            if let (Some((c, _)), true) = (class.lookup, th.lookup > 0) {
                 // Lookups are counted as IOs are, when they complete.
+                let hit = th.lookup == 2;
                 let cache = &mut self.caches[c as usize];
                 cache.lookups += 1;
                 cache.interval_lookups += 1;
@@ -544,7 +552,16 @@ impl<'p> Engine<'p> {
         }
         self.jobs[j].busy -= 1;
         if let Some(pc) = class.background {
-            let bg = self.alloc(Thread { pc, parent: NONE, remaining: 0, class: th.class, kind: BACKGROUND, start: self.now, tl: self.now });
+            let bg = self.alloc(Thread {
+                pc,
+                parent: NONE,
+                remaining: 0,
+                class: th.class,
+                kind: BACKGROUND,
+                lookup: 0,
+                start: self.now,
+                tl: self.now,
+            });
             self.stack.push(bg);
         }
         if self.p.jobs[j].rate.is_none() {

@@ -133,7 +133,8 @@ pub struct ClassDef {
     pub bytes: u64,
     pub route: u32,
     pub background: Option<u32>,
-    /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit.
+    /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit
+    /// class. (A lookup whose other outcome has no class of its own takes this one.)
     pub lookup: Option<(u32, bool)>,
 }
 
