@@ -62,6 +62,7 @@ pub struct CapServer {
     pub ops: Option<Bucket>,
     pub bytes: Option<Bucket>,
     measure_from: u64,
+    from: f64,
     /// Nanoseconds busy (serving or waiting for credit) after `measure_from`.
     busy: f64,
     /// Nanoseconds IOs arriving after `measure_from` waited before their service began.
@@ -78,6 +79,7 @@ impl CapServer {
             ops: def.ops_tank.as_ref().map(Bucket::new),
             bytes: def.bytes_tank.as_ref().map(Bucket::new),
             measure_from,
+            from: measure_from as i64 as f64,
             busy: 0.0,
             waited: 0.0,
             visits: 0,
@@ -88,7 +90,7 @@ impl CapServer {
     /// in ns at the baseline and burst rates; `ops`/`bytes` what it spends of the buckets.
     #[inline]
     pub fn visit(&mut self, now: u64, ops: f64, bytes: f64, base: f64, burst: f64, rng: &mut Rng) -> u64 {
-        let nowf = now as f64;
+        let nowf = now as i64 as f64; // times stay far below 2^63 ns; i64 converts faster
         let free = self.free_at.max(nowf);
         let mut start = free;
         let mean = if self.bursts {
@@ -111,7 +113,7 @@ impl CapServer {
         let service = if self.exponential { mean * rng.exp1() } else { mean };
         let leave = start + service;
         self.free_at = leave;
-        let from = self.measure_from as f64;
+        let from = self.from;
         if leave > from {
             self.busy += leave - free.max(from);
         }
