@@ -3,20 +3,24 @@
 //! An IO is a *thread* walking its class's instructions with its own clock `tl`. Steps that
 //! touch nothing shared (a delay, joining a fork) advance `tl` at once; steps whose order
 //! matters (arriving at a cap, taking or giving back a slot, completing) wait until the
-//! simulation clock reaches `tl`, as an event in a 4-ary heap. Times are integer
+//! simulation clock reaches `tl`, as an event in the event queue. Times are integer
 //! nanoseconds; every operation is deterministic, so a run is a pure function of its seed.
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use crate::cache::HostCache;
 use crate::cap::CapServer;
+pub use crate::control::{Control, Limits, Stop};
 use crate::histogram::Histogram;
 use crate::input::Pick;
 use crate::program::{DelayKind, Op, Program};
 use crate::queue::EventQueue;
 use crate::rng::Rng;
 use crate::series::Series;
+use crate::slots::SlotState;
+
+/// Ops and bytes credits of a bursting cap (None: no such bucket).
+type Credit = (Option<f64>, Option<f64>);
 
 const NONE: u32 = u32::MAX;
 const ARRIVAL: u32 = 1 << 31;
@@ -28,56 +32,6 @@ const CHECK_EVERY: u64 = 4096;
 const ROOT: u8 = 0;
 const BRANCH: u8 = 1;
 const BACKGROUND: u8 = 2;
-
-/// Why a run stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// The requested number of IOs was measured.
-    Ios,
-    /// The requested measured duration was reached.
-    Duration,
-    /// The cancel flag was set.
-    Cancelled,
-    /// More than [`MAX_LIVE`] IOs were in flight: the offered load exceeds the network.
-    Overload,
-}
-
-/// Shared with the caller while runs go on: a cancel flag, the count of measured IOs over
-/// all replications, and each replication's progress as a fraction (f64 bits).
-#[derive(Debug, Default)]
-pub struct Control {
-    pub cancel: AtomicBool,
-    pub ios: AtomicU64,
-    pub fractions: Vec<AtomicU64>,
-}
-
-impl Control {
-    pub fn new(replications: usize) -> Self {
-        Control {
-            cancel: AtomicBool::new(false),
-            ios: AtomicU64::new(0),
-            fractions: (0..replications).map(|_| AtomicU64::new(0f64.to_bits())).collect(),
-        }
-    }
-
-    /// Progress of all replications, 0 to 1.
-    pub fn fraction(&self) -> f64 {
-        if self.fractions.is_empty() {
-            return 0.0;
-        }
-        let s: f64 = self.fractions.iter().map(|f| f64::from_bits(f.load(Ordering::Relaxed))).sum();
-        s / self.fractions.len() as f64
-    }
-}
-
-/// When a replication stops: after `ios` measured IOs or at `duration` ns after the ramp.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub ramp: u64,
-    pub ios: Option<u64>,
-    pub duration: Option<u64>,
-    pub interval: Option<u64>,
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Thread {
@@ -98,19 +52,6 @@ struct JobState {
     backlog: u64,
     cursor: u64,
     arrivals: u64,
-}
-
-/// A slot limit during a run, with its measurements after the ramp.
-#[derive(Debug, Clone, Default)]
-pub struct SlotState {
-    free: u64,
-    queue: VecDeque<u32>,
-    in_use: u64,
-    last: u64,
-    /// Slot-nanoseconds in use, ns waited by IOs queued after the ramp, and entries.
-    pub area: u128,
-    pub waited: u128,
-    pub entries: u64,
 }
 
 /// What one replication measured.
@@ -163,11 +104,7 @@ impl<'p> Engine<'p> {
             free: Vec::new(),
             stack: Vec::new(),
             caps: p.caps.iter().map(|c| CapServer::new(c, limits.ramp)).collect(),
-            slots: p
-                .slots
-                .iter()
-                .map(|s| SlotState { free: s.slots, last: limits.ramp, ..Default::default() })
-                .collect(),
+            slots: p.slots.iter().map(|s| SlotState::new(s.slots, limits.ramp)).collect(),
             caches: p.caches.iter().map(|c| HostCache::new(c, &p.jobs)).collect(),
             turns: vec![0; p.turns],
             perms: p.forks.iter().map(|f| (0..f.starts.len() as u32).collect()).collect(),
@@ -226,7 +163,7 @@ impl<'p> Engine<'p> {
                 }
             }
             events += 1;
-            if events % CHECK_EVERY == 0 {
+            if events.is_multiple_of(CHECK_EVERY) {
                 control.ios.fetch_add(self.counted - reported, Ordering::Relaxed);
                 reported = self.counted;
                 control.fractions[rep].store(self.fraction().to_bits(), Ordering::Relaxed);
@@ -260,9 +197,7 @@ impl<'p> Engine<'p> {
         self.series.finish(end, credits, cache);
         let ramp = self.limits.ramp;
         for s in &mut self.slots {
-            if end > s.last {
-                s.area += s.in_use as u128 * (end - s.last) as u128;
-            }
+            s.finish(end);
         }
         RunResult {
             seed: self.seed,
@@ -277,7 +212,9 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn samples(&mut self, t: u64) -> (Vec<(Option<f64>, Option<f64>)>, Vec<(u64, u64)>) {
+    /// Credit levels of the bursting caps at `t`, and the caches' lookups and hits since the
+    /// last sample (which this resets).
+    fn samples(&mut self, t: u64) -> (Vec<Credit>, Vec<(u64, u64)>) {
         let credits = self
             .p
             .caps
@@ -456,20 +393,12 @@ impl<'p> Engine<'p> {
                     if tl > self.now {
                         break;
                     }
-                    let now = self.now;
-                    let s = &mut self.slots[slot as usize];
-                    if s.free == 0 {
-                        s.queue.push_back(tid);
+                    if !self.slots[slot as usize].acquire(tid, self.now) {
+                        // Parked until a release hands it the slot.
                         let t = &mut self.threads[i];
                         t.pc = pc;
                         t.tl = tl;
                         return;
-                    }
-                    account(s, now);
-                    s.free -= 1;
-                    s.in_use += 1;
-                    if now >= self.limits.ramp {
-                        s.entries += 1;
                     }
                     pc += 1;
                 }
@@ -477,27 +406,12 @@ impl<'p> Engine<'p> {
                     if tl > self.now {
                         break;
                     }
-                    let now = self.now;
-                    let ramp = self.limits.ramp;
                     pc += 1;
-                    let s = &mut self.slots[slot as usize];
-                    match s.queue.pop_front() {
-                        Some(w) => {
-                            // The slot passes straight to the first waiter.
-                            let wt = &mut self.threads[w as usize];
-                            if wt.tl >= ramp {
-                                s.waited += (now - wt.tl) as u128;
-                                s.entries += 1;
-                            }
-                            wt.pc += 1;
-                            wt.tl = now;
-                            self.stack.push(w);
-                        }
-                        None => {
-                            account(s, now);
-                            s.free += 1;
-                            s.in_use -= 1;
-                        }
+                    if let Some(w) = self.slots[slot as usize].release(self.now) {
+                        let wt = &mut self.threads[w as usize];
+                        wt.pc += 1;
+                        wt.tl = self.now;
+                        self.stack.push(w);
                     }
                 }
                 Op::End => {
@@ -577,13 +491,4 @@ impl<'p> Engine<'p> {
 #[inline]
 pub fn nearest(x: f64) -> u64 {
     (x + 0.5) as i64 as u64
-}
-
-/// Adds the slot-time in use since the last change (after the ramp).
-#[inline]
-fn account(s: &mut SlotState, now: u64) {
-    if now > s.last {
-        s.area += s.in_use as u128 * (now - s.last) as u128;
-        s.last = now;
-    }
 }

@@ -7,14 +7,17 @@
 
 pub mod cache;
 pub mod cap;
+pub mod control;
 pub mod engine;
 pub mod histogram;
 pub mod input;
 pub mod program;
 pub mod queue;
 pub mod report;
+pub mod route;
 pub mod rng;
 pub mod series;
+pub mod slots;
 
 #[cfg(feature = "python")]
 mod bindings;

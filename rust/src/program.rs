@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::input::*;
+pub use crate::route::{DelayKind, ForkDef, Op};
+use crate::route::RouteBuilder;
 
 /// Bad input: `field` is the path in the request (`network.classes[1].bytes`, `options.ios`).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,43 +36,6 @@ impl std::error::Error for SimError {}
 pub const MAX_TRACKED_BLOCKS: u64 = 1 << 22;
 /// Most IOs a closed job may keep in flight (a larger population needs a `rate`).
 pub const MAX_CLOSED_POPULATION: u64 = 10_000_000;
-
-/// How a delay visit's time is drawn around its mean.
-#[derive(Debug, Clone, Copy)]
-pub enum DelayKind {
-    Deterministic,
-    Exponential,
-    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal.
-    Lognormal { sigma: f64 },
-}
-
-/// One instruction of a route.
-#[derive(Debug, Clone, Copy)]
-pub enum Op {
-    /// Visit cap `cap`: `ops` and `bytes` are what the IO spends of credit buckets; `base` and
-    /// `burst` the service times in ns at the baseline and burst caps.
-    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64 },
-    /// Spend a time drawn around `mean` ns.
-    Delay { mean: f64, kind: DelayKind },
-    /// Start branches of fork `fork`; the IO goes on at `next` once they all end.
-    Fork { fork: u32, next: u32 },
-    Acquire { slot: u32 },
-    Release { slot: u32 },
-    /// Go on at `pc` (the end of the branch a one-branch fork sent the IO down).
-    Goto { pc: u32 },
-    /// End of a route, of a background route, or of a fork branch.
-    End,
-}
-
-#[derive(Debug, Clone)]
-pub struct ForkDef {
-    pub choose: u32,
-    pub pick: Pick,
-    /// First instruction of each branch.
-    pub starts: Vec<u32>,
-    /// Round-robin counter shared by forks over the same resources.
-    pub turn: u32,
-}
 
 #[derive(Debug, Clone, Copy)]
 pub struct Tank {
@@ -191,153 +156,6 @@ fn positive(v: Option<f64>, field: &str) -> Result<Option<f64>, SimError> {
     }
 }
 
-/// Service time in ns of `bytes` at `ops_rate` ops/s and `byte_rate` bytes/s (0 when uncapped).
-fn demand(ops: f64, bytes: f64, ops_rate: Option<f64>, byte_rate: Option<f64>) -> f64 {
-    let mut d = 0.0f64;
-    if let Some(r) = ops_rate {
-        d = ops / r;
-    }
-    if let Some(r) = byte_rate {
-        d = d.max(bytes / r);
-    }
-    d * 1e9
-}
-
-struct Builder<'a> {
-    net: &'a NetworkIn,
-    res_index: BTreeMap<&'a str, u32>,
-    slot_index: BTreeMap<&'a str, u32>,
-    turn_index: BTreeMap<String, u32>,
-    p: Program,
-}
-
-impl<'a> Builder<'a> {
-    fn steps(&mut self, steps: &[StepIn], field: &str) -> Result<(), SimError> {
-        for (i, s) in steps.iter().enumerate() {
-            let f = format!("{field}[{i}]");
-            match s {
-                StepIn::Visit(v) => self.visit(v, &format!("{f}.visit"))?,
-                StepIn::Fork(fk) => self.fork(fk, &format!("{f}.fork"))?,
-                StepIn::Hold(h) => {
-                    let slot = *self.slot_index.get(h.slot_limit.as_str()).ok_or_else(|| {
-                        SimError::new(format!("{f}.hold.slot_limit"), format!("unknown slot limit '{}'", h.slot_limit))
-                    })?;
-                    self.p.ops.push(Op::Acquire { slot });
-                    self.steps(&h.steps, &format!("{f}.hold.steps"))?;
-                    self.p.ops.push(Op::Release { slot });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn visit(&mut self, v: &VisitIn, field: &str) -> Result<(), SimError> {
-        let r = *self
-            .res_index
-            .get(v.resource.as_str())
-            .ok_or_else(|| SimError::new(format!("{field}.resource"), format!("unknown resource '{}'", v.resource)))?;
-        let res = &self.net.resources[r as usize];
-        if let Some(cap) = &res.cap {
-            let ops = match cap.io_unit {
-                Some(u) if u > 0 => (v.bytes.div_ceil(u)).max(1) as f64,
-                _ => 1.0,
-            };
-            let b = v.bytes as f64;
-            let base = demand(ops, b, cap.ops_per_s, cap.bytes_per_s);
-            let burst = match &cap.burst {
-                Some(bu) => demand(ops, b, bu.ops_per_s.or(cap.ops_per_s), bu.bytes_per_s.or(cap.bytes_per_s)),
-                None => base,
-            };
-            let cap = self.p.resources[r as usize].cap.unwrap();
-            self.p.ops.push(Op::Cap { cap, ops, bytes: b, base, burst });
-        } else {
-            let d = res.delay.as_ref().unwrap();
-            if !(v.latency.is_finite() && v.latency >= 0.0) {
-                return Err(SimError::new(format!("{field}.latency"), "must be a number of seconds >= 0"));
-            }
-            let kind = match d.distribution {
-                Distribution::Deterministic => DelayKind::Deterministic,
-                Distribution::Exponential => DelayKind::Exponential,
-                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
-            };
-            self.p.ops.push(Op::Delay { mean: v.latency * 1e9, kind });
-        }
-        Ok(())
-    }
-
-    fn fork(&mut self, fk: &ForkIn, field: &str) -> Result<(), SimError> {
-        if fk.branches.is_empty() {
-            return Err(SimError::new(format!("{field}.branches"), "a fork needs at least one branch"));
-        }
-        if fk.choose == 0 {
-            return Err(SimError::new(format!("{field}.choose"), "must be at least 1"));
-        }
-        let at = self.p.ops.len();
-        let fork = self.p.forks.len() as u32;
-        self.p.ops.push(Op::Fork { fork, next: 0 });
-        // Forks over the same resources (the reads' and the writes' spread over the same
-        // connections) take turns from one counter.
-        let key = format!("{:?}|{}|{}", fk.pick, fk.choose, self.signature(&fk.branches));
-        let n = self.turn_index.len() as u32;
-        let turn = *self.turn_index.entry(key).or_insert(n);
-        self.p.forks.push(ForkDef {
-            choose: fk.choose.min(fk.branches.len()) as u32,
-            pick: fk.pick,
-            starts: Vec::new(),
-            turn,
-        });
-        // A fork that takes one branch needs no join: the IO itself goes down the branch
-        // and jumps back (`Goto`) at its end.
-        let alone = fk.choose == 1 || fk.branches.len() == 1;
-        let mut starts = Vec::with_capacity(fk.branches.len());
-        let mut ends = Vec::with_capacity(fk.branches.len());
-        for (b, branch) in fk.branches.iter().enumerate() {
-            starts.push(self.p.ops.len() as u32);
-            self.steps(branch, &format!("{field}.branches[{b}]"))?;
-            ends.push(self.p.ops.len());
-            self.p.ops.push(Op::End);
-        }
-        self.p.forks[fork as usize].starts = starts;
-        let next = self.p.ops.len() as u32;
-        if alone {
-            for e in ends {
-                self.p.ops[e] = Op::Goto { pc: next };
-            }
-        }
-        self.p.ops[at] = Op::Fork { fork, next };
-        Ok(())
-    }
-
-    fn signature(&self, branches: &[Vec<StepIn>]) -> String {
-        fn walk(steps: &[StepIn], out: &mut String) {
-            for s in steps {
-                match s {
-                    StepIn::Visit(v) => out.push_str(&format!("v:{};", v.resource)),
-                    StepIn::Hold(h) => {
-                        out.push_str(&format!("h:{}(", h.slot_limit));
-                        walk(&h.steps, out);
-                        out.push(')');
-                    }
-                    StepIn::Fork(f) => {
-                        out.push_str("f(");
-                        for b in &f.branches {
-                            walk(b, out);
-                            out.push('|');
-                        }
-                        out.push(')');
-                    }
-                }
-            }
-        }
-        let mut out = String::new();
-        for b in branches {
-            walk(b, &mut out);
-            out.push('/');
-        }
-        out
-    }
-}
-
 /// Compiles and validates a network. Errors name the field under `network.`.
 pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
     let mut res_index = BTreeMap::new();
@@ -454,27 +272,13 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         });
     }
 
-    let mut b = Builder {
-        net,
-        res_index,
-        slot_index,
-        turn_index: BTreeMap::new(),
-        p: Program {
-            ops: Vec::new(),
-            forks: Vec::new(),
-            turns: 0,
-            resources,
-            caps,
-            slots,
-            caches,
-            classes: Vec::new(),
-            jobs,
-            groups,
-        },
-    };
+    let cap_of = resources.iter().map(|r: &ResourceDef| r.cap).collect();
+    let mut routes = RouteBuilder::new(&net.resources, cap_of, res_index, slot_index);
+    let mut classes = Vec::with_capacity(net.classes.len());
 
     // Per job: (probability, hit class, miss class, cache, lookup) before normalising.
-    let mut draws: Vec<Vec<(f64, u32, Option<u32>, Option<u32>, bool)>> = vec![Vec::new(); net.jobs.len()];
+    type Draw = (f64, u32, Option<u32>, Option<u32>, bool);
+    let mut draws: Vec<Vec<Draw>> = vec![Vec::new(); net.jobs.len()];
     for (i, c) in net.classes.iter().enumerate() {
         let f = format!("network.classes[{i}]");
         if c.job >= net.jobs.len() {
@@ -489,19 +293,14 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             })?),
             None => None,
         };
-        let route = b.p.ops.len() as u32;
-        b.steps(&c.route, &format!("{f}.route"))?;
-        b.p.ops.push(Op::End);
+        let route = routes.route(&c.route, &format!("{f}.route"))?;
         let background = if c.background.is_empty() {
             None
         } else {
-            let at = b.p.ops.len() as u32;
-            b.steps(&c.background, &format!("{f}.background"))?;
-            b.p.ops.push(Op::End);
-            Some(at)
+            Some(routes.route(&c.background, &format!("{f}.background"))?)
         };
         let k = i as u32;
-        b.p.classes.push(ClassDef {
+        classes.push(ClassDef {
             id: c.id.clone(),
             job: c.job as u32,
             read: c.direction == Direction::Read,
@@ -540,7 +339,18 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             _ => list.push((c.probability, k, None, cache, false)),
         }
     }
-    b.p.turns = b.turn_index.len();
+    let mut p = Program {
+        turns: routes.turns(),
+        ops: routes.ops,
+        forks: routes.forks,
+        resources,
+        caps,
+        slots,
+        caches,
+        classes,
+        jobs,
+        groups,
+    };
 
     for (j, list) in draws.into_iter().enumerate() {
         let total: f64 = list.iter().map(|d| d.0).sum();
@@ -553,8 +363,8 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         let mut cum = 0.0;
         let n = list.len();
         let mut choices = Vec::with_capacity(n);
-        for (idx, (p, first, miss, cache, lookup)) in list.into_iter().enumerate() {
-            cum += p / total;
+        for (idx, (share, first, miss, cache, lookup)) in list.into_iter().enumerate() {
+            cum += share / total;
             // `first` is the hit class when one exists, else the only (miss) class.
             let hit_is_hit = net.classes[first as usize].outcome != Some(Outcome::Miss);
             let (hit, miss) = match (lookup, hit_is_hit, miss) {
@@ -562,13 +372,13 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
                 _ => (first, first),
             };
             let cache = cache.map(|ci| {
-                let c = &mut b.p.caches[ci as usize];
+                let c = &mut p.caches[ci as usize];
                 let offset = match c.users.iter().find(|u| u.job == j as u32) {
                     Some(u) => u.offset,
                     None => {
                         let off = c.blocks;
-                        c.users.push(CacheUse { job: j as u32, offset: off, blocks: b.p.jobs[j].blocks });
-                        c.blocks += b.p.jobs[j].blocks;
+                        c.users.push(CacheUse { job: j as u32, offset: off, blocks: p.jobs[j].blocks });
+                        c.blocks += p.jobs[j].blocks;
                         off
                     }
                 };
@@ -576,10 +386,10 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             });
             choices.push(Choice { cum: if idx + 1 == n { 1.0 } else { cum }, hit, miss, cache, lookup });
         }
-        b.p.jobs[j].choices = choices;
+        p.jobs[j].choices = choices;
     }
-    if b.p.jobs.is_empty() {
+    if p.jobs.is_empty() {
         return Err(SimError::new("network.jobs", "the network has no job"));
     }
-    Ok(b.p)
+    Ok(p)
 }

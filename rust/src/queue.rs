@@ -85,7 +85,7 @@ impl EventQueue {
         if let Some((t, _)) = e {
             self.last = t;
             self.pops += 1;
-            if self.pops % ADAPT_EVERY == 0 {
+            if self.pops.is_multiple_of(ADAPT_EVERY) {
                 self.adapt(t);
             }
         }
@@ -124,7 +124,7 @@ impl EventQueue {
                 self.cur.append(slot);
             }
             if !self.cur.is_empty() {
-                self.cur.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+                self.cur.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
                 return true;
             }
         }

@@ -1,0 +1,227 @@
+//! Routes compiled into instructions: a class's steps (visits, forks, holds) become one
+//! flat array that the event loop walks with a program counter, with service times
+//! precomputed and every resource and slot limit referred to by index.
+
+use std::collections::BTreeMap;
+
+use crate::input::*;
+use crate::program::SimError;
+
+/// How a delay visit's time is drawn around its mean.
+#[derive(Debug, Clone, Copy)]
+pub enum DelayKind {
+    Deterministic,
+    Exponential,
+    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal.
+    Lognormal { sigma: f64 },
+}
+
+/// One instruction of a route.
+#[derive(Debug, Clone, Copy)]
+pub enum Op {
+    /// Visit cap `cap`: `ops` and `bytes` are what the IO spends of credit buckets; `base` and
+    /// `burst` the service times in ns at the baseline and burst caps.
+    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64 },
+    /// Spend a time drawn around `mean` ns.
+    Delay { mean: f64, kind: DelayKind },
+    /// Start branches of fork `fork`; the IO goes on at `next` once they all end.
+    Fork { fork: u32, next: u32 },
+    Acquire { slot: u32 },
+    Release { slot: u32 },
+    /// Go on at `pc` (the end of the branch a one-branch fork sent the IO down).
+    Goto { pc: u32 },
+    /// End of a route, of a background route, or of a fork branch.
+    End,
+}
+
+#[derive(Debug, Clone)]
+pub struct ForkDef {
+    pub choose: u32,
+    pub pick: Pick,
+    /// First instruction of each branch.
+    pub starts: Vec<u32>,
+    /// Round-robin counter shared by forks over the same resources.
+    pub turn: u32,
+}
+
+/// Service time in ns of `bytes` at `ops_rate` ops/s and `byte_rate` bytes/s (0 when uncapped).
+fn demand(ops: f64, bytes: f64, ops_rate: Option<f64>, byte_rate: Option<f64>) -> f64 {
+    let mut d = 0.0f64;
+    if let Some(r) = ops_rate {
+        d = ops / r;
+    }
+    if let Some(r) = byte_rate {
+        d = d.max(bytes / r);
+    }
+    d * 1e9
+}
+
+/// Flattens routes into one array of instructions, checking every reference.
+pub struct RouteBuilder<'a> {
+    pub resources: &'a [ResourceIn],
+    /// The cap index of each resource (None for delays).
+    pub cap_of: Vec<Option<u32>>,
+    pub res_index: BTreeMap<&'a str, u32>,
+    pub slot_index: BTreeMap<&'a str, u32>,
+    turn_index: BTreeMap<String, u32>,
+    pub ops: Vec<Op>,
+    pub forks: Vec<ForkDef>,
+}
+
+impl<'a> RouteBuilder<'a> {
+    pub fn new(
+        resources: &'a [ResourceIn],
+        cap_of: Vec<Option<u32>>,
+        res_index: BTreeMap<&'a str, u32>,
+        slot_index: BTreeMap<&'a str, u32>,
+    ) -> Self {
+        RouteBuilder {
+            resources,
+            cap_of,
+            res_index,
+            slot_index,
+            turn_index: BTreeMap::new(),
+            ops: Vec::new(),
+            forks: Vec::new(),
+        }
+    }
+
+    /// Round-robin counters needed (one per distinct set of fork branches).
+    pub fn turns(&self) -> usize {
+        self.turn_index.len()
+    }
+
+    /// Appends a route (or a background route) ending in `End`; returns its first instruction.
+    pub fn route(&mut self, steps: &[StepIn], field: &str) -> Result<u32, SimError> {
+        let at = self.ops.len() as u32;
+        self.steps(steps, field)?;
+        self.ops.push(Op::End);
+        Ok(at)
+    }
+
+    fn steps(&mut self, steps: &[StepIn], field: &str) -> Result<(), SimError> {
+        for (i, s) in steps.iter().enumerate() {
+            let f = format!("{field}[{i}]");
+            match s {
+                StepIn::Visit(v) => self.visit(v, &format!("{f}.visit"))?,
+                StepIn::Fork(fk) => self.fork(fk, &format!("{f}.fork"))?,
+                StepIn::Hold(h) => {
+                    let slot = *self.slot_index.get(h.slot_limit.as_str()).ok_or_else(|| {
+                        SimError::new(format!("{f}.hold.slot_limit"), format!("unknown slot limit '{}'", h.slot_limit))
+                    })?;
+                    self.ops.push(Op::Acquire { slot });
+                    self.steps(&h.steps, &format!("{f}.hold.steps"))?;
+                    self.ops.push(Op::Release { slot });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit(&mut self, v: &VisitIn, field: &str) -> Result<(), SimError> {
+        let r = *self
+            .res_index
+            .get(v.resource.as_str())
+            .ok_or_else(|| SimError::new(format!("{field}.resource"), format!("unknown resource '{}'", v.resource)))?;
+        let res = &self.resources[r as usize];
+        if let Some(cap) = &res.cap {
+            let ops = match cap.io_unit {
+                Some(u) if u > 0 => (v.bytes.div_ceil(u)).max(1) as f64,
+                _ => 1.0,
+            };
+            let b = v.bytes as f64;
+            let base = demand(ops, b, cap.ops_per_s, cap.bytes_per_s);
+            let burst = match &cap.burst {
+                Some(bu) => demand(ops, b, bu.ops_per_s.or(cap.ops_per_s), bu.bytes_per_s.or(cap.bytes_per_s)),
+                None => base,
+            };
+            let cap = self.cap_of[r as usize].expect("a resource with a cap has a cap index");
+            self.ops.push(Op::Cap { cap, ops, bytes: b, base, burst });
+        } else {
+            let d = res.delay.as_ref().expect("a resource without a cap is a delay");
+            if !(v.latency.is_finite() && v.latency >= 0.0) {
+                return Err(SimError::new(format!("{field}.latency"), "must be a number of seconds >= 0"));
+            }
+            let kind = match d.distribution {
+                Distribution::Deterministic => DelayKind::Deterministic,
+                Distribution::Exponential => DelayKind::Exponential,
+                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
+            };
+            self.ops.push(Op::Delay { mean: v.latency * 1e9, kind });
+        }
+        Ok(())
+    }
+
+    fn fork(&mut self, fk: &ForkIn, field: &str) -> Result<(), SimError> {
+        if fk.branches.is_empty() {
+            return Err(SimError::new(format!("{field}.branches"), "a fork needs at least one branch"));
+        }
+        if fk.choose == 0 {
+            return Err(SimError::new(format!("{field}.choose"), "must be at least 1"));
+        }
+        let at = self.ops.len();
+        let fork = self.forks.len() as u32;
+        self.ops.push(Op::Fork { fork, next: 0 });
+        // Forks over the same resources (the reads' and the writes' spread over the same
+        // connections) take turns from one counter.
+        let key = format!("{:?}|{}|{}", fk.pick, fk.choose, self.signature(&fk.branches));
+        let n = self.turn_index.len() as u32;
+        let turn = *self.turn_index.entry(key).or_insert(n);
+        self.forks.push(ForkDef {
+            choose: fk.choose.min(fk.branches.len()) as u32,
+            pick: fk.pick,
+            starts: Vec::new(),
+            turn,
+        });
+        // A fork that takes one branch needs no join: the IO itself goes down the branch
+        // and jumps back (`Goto`) at its end.
+        let alone = fk.choose == 1 || fk.branches.len() == 1;
+        let mut starts = Vec::with_capacity(fk.branches.len());
+        let mut ends = Vec::with_capacity(fk.branches.len());
+        for (b, branch) in fk.branches.iter().enumerate() {
+            starts.push(self.ops.len() as u32);
+            self.steps(branch, &format!("{field}.branches[{b}]"))?;
+            ends.push(self.ops.len());
+            self.ops.push(Op::End);
+        }
+        self.forks[fork as usize].starts = starts;
+        let next = self.ops.len() as u32;
+        if alone {
+            for e in ends {
+                self.ops[e] = Op::Goto { pc: next };
+            }
+        }
+        self.ops[at] = Op::Fork { fork, next };
+        Ok(())
+    }
+
+    fn signature(&self, branches: &[Vec<StepIn>]) -> String {
+        fn walk(steps: &[StepIn], out: &mut String) {
+            for s in steps {
+                match s {
+                    StepIn::Visit(v) => out.push_str(&format!("v:{};", v.resource)),
+                    StepIn::Hold(h) => {
+                        out.push_str(&format!("h:{}(", h.slot_limit));
+                        walk(&h.steps, out);
+                        out.push(')');
+                    }
+                    StepIn::Fork(f) => {
+                        out.push_str("f(");
+                        for b in &f.branches {
+                            walk(b, out);
+                            out.push('|');
+                        }
+                        out.push(')');
+                    }
+                }
+            }
+        }
+        let mut out = String::new();
+        for b in branches {
+            walk(b, &mut out);
+            out.push('/');
+        }
+        out
+    }
+}
+
