@@ -267,3 +267,14 @@ def test_bad_network_names_the_field():
     assert e.value.field == "network.classes[0].route[1].hold.slot_limit"
     assert "unknown slot limit 'nope'" in str(e.value)
     assert str(e.value).startswith("network.classes[0].route[1].hold.slot_limit: ")
+
+
+def test_a_closed_job_whose_ios_take_no_time_is_refused():
+    net = Network(
+        resources=(Resource("z", "nothing", "device", delay=Delay("deterministic")),),
+        classes=(Class("c", "j", "read", 1.0, 4096, (Visit("z", 4096, 0.0),)),),
+        jobs=(Job("j", "j", 0, 1, 1 << 30),),
+    )
+    with pytest.raises(SchemaError) as e:
+        simulate(net, ios=10)
+    assert e.value.field == "network.jobs[0]" and "take no time" in str(e.value)

@@ -278,6 +278,9 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
 
     // Per job: (probability, hit class, miss class, cache, lookup) before normalising.
     type Draw = (f64, u32, Option<u32>, Option<u32>, bool);
+    // Whether some class of each job takes time: a closed job whose IOs all take none
+    // would issue IOs forever without the clock moving.
+    let mut timed = vec![false; net.jobs.len()];
     let mut draws: Vec<Vec<Draw>> = vec![Vec::new(); net.jobs.len()];
     for (i, c) in net.classes.iter().enumerate() {
         let f = format!("network.classes[{i}]");
@@ -294,6 +297,9 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             None => None,
         };
         let route = routes.route(&c.route, &format!("{f}.route"))?;
+        if routes.takes_time(&c.route) {
+            timed[c.job] = true;
+        }
         let background = if c.background.is_empty() {
             None
         } else {
@@ -352,6 +358,14 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         groups,
     };
 
+    for (j, job) in net.jobs.iter().enumerate() {
+        if job.rate.is_none() && !timed[j] {
+            return Err(SimError::new(
+                format!("network.jobs[{j}]"),
+                format!("the IOs of job '{}' take no time (no cap and no latency on their route)", job.name),
+            ));
+        }
+    }
     for (j, list) in draws.into_iter().enumerate() {
         let total: f64 = list.iter().map(|d| d.0).sum();
         if list.is_empty() || total <= 0.0 {

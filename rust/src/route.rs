@@ -99,6 +99,24 @@ impl<'a> RouteBuilder<'a> {
         Ok(at)
     }
 
+    /// Whether an IO walking `steps` surely spends time (at least 1 ns on average) even on
+    /// an idle path: a cap that serves it, or a delay, on every way through.
+    pub fn takes_time(&self, steps: &[StepIn]) -> bool {
+        steps.iter().any(|s| match s {
+            StepIn::Visit(v) => match self.visit_op(v, "") {
+                Ok(Op::Cap { base, burst, .. }) => base.min(burst) >= 1.0,
+                Ok(Op::Delay { mean, .. }) => mean >= 1.0,
+                _ => false,
+            },
+            StepIn::Hold(h) => self.takes_time(&h.steps),
+            StepIn::Fork(f) => {
+                let timed = f.branches.iter().filter(|b| self.takes_time(b)).count();
+                // The fork lasts as long as its slowest chosen branch.
+                timed + f.choose.min(f.branches.len()) > f.branches.len()
+            }
+        })
+    }
+
     fn steps(&mut self, steps: &[StepIn], field: &str) -> Result<(), SimError> {
         for (i, s) in steps.iter().enumerate() {
             let f = format!("{field}[{i}]");
@@ -119,6 +137,13 @@ impl<'a> RouteBuilder<'a> {
     }
 
     fn visit(&mut self, v: &VisitIn, field: &str) -> Result<(), SimError> {
+        let op = self.visit_op(v, field)?;
+        self.ops.push(op);
+        Ok(())
+    }
+
+    /// The instruction of one visit: a cap's service times, or a delay's mean and law.
+    fn visit_op(&self, v: &VisitIn, field: &str) -> Result<Op, SimError> {
         let r = *self
             .res_index
             .get(v.resource.as_str())
@@ -136,7 +161,7 @@ impl<'a> RouteBuilder<'a> {
                 None => base,
             };
             let cap = self.cap_of[r as usize].expect("a resource with a cap has a cap index");
-            self.ops.push(Op::Cap { cap, ops, bytes: b, base, burst });
+            Ok(Op::Cap { cap, ops, bytes: b, base, burst })
         } else {
             let d = res.delay.as_ref().expect("a resource without a cap is a delay");
             if !(v.latency.is_finite() && v.latency >= 0.0) {
@@ -147,9 +172,8 @@ impl<'a> RouteBuilder<'a> {
                 Distribution::Exponential => DelayKind::Exponential,
                 Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
             };
-            self.ops.push(Op::Delay { mean: v.latency * 1e9, kind });
+            Ok(Op::Delay { mean: v.latency * 1e9, kind })
         }
-        Ok(())
     }
 
     fn fork(&mut self, fk: &ForkIn, field: &str) -> Result<(), SimError> {
