@@ -217,9 +217,10 @@ class Simulation:
     name as the scenario gives it, summed over clients), ``classes``; ``series`` per
     interval (the first replication's); ``resources`` (caps, then slot limits);
     ``credits`` (bursting caps); ``cache`` (host caches). ``ios`` and ``duration``
-    (seconds) add up over the replications. ``partial`` is True when the run was
-    cancelled or stopped as overloaded (``stopped`` says which: ``ios``, ``duration``,
-    ``cancelled``, ``overload``). ``confidence`` is set with two replications or more.
+    (seconds) add up over the replications. ``partial`` is True when the run stopped
+    before its limit; ``stopped`` says why: ``ios`` or ``duration`` (the limit),
+    ``cancelled``, ``overload`` (more IOs in flight than the engine holds: the offered load
+    exceeds the network) or ``stalled`` (every IO waits for a slot none will give back). ``confidence`` is set with two replications or more.
     """
 
     total: Stats

@@ -13,6 +13,25 @@ pub enum Stop {
     Cancelled,
     /// Too many IOs were in flight at once: the offered load exceeds the network.
     Overload,
+    /// Nothing was left to happen: every IO waits for a slot that none will give back.
+    Stalled,
+}
+
+impl Stop {
+    /// Whether the run stopped before its limit.
+    pub fn early(self) -> bool {
+        matches!(self, Stop::Cancelled | Stop::Overload | Stop::Stalled)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stop::Ios => "ios",
+            Stop::Duration => "duration",
+            Stop::Cancelled => "cancelled",
+            Stop::Overload => "overload",
+            Stop::Stalled => "stalled",
+        }
+    }
 }
 
 /// Shared with the caller while runs go on: a cancel flag, the count of measured IOs over

@@ -138,8 +138,7 @@ impl<'p> Engine<'p> {
         let mut reported = 0u64;
         let stop = loop {
             let Some((t, what)) = self.heap.pop() else {
-                // Nothing left to happen (cannot be: jobs always issue more).
-                break Stop::Duration;
+                break Stop::Stalled;
             };
             if let Some(end) = end {
                 if t >= end {

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::engine::{RunResult, Stop};
+use crate::engine::RunResult;
 use crate::histogram::Histogram;
 use crate::program::Program;
 
@@ -158,15 +158,6 @@ pub struct Report {
     pub credits: Vec<CreditReport>,
     pub cache: Vec<CacheReport>,
     pub replications: Vec<Replication>,
-}
-
-fn stop_name(s: Stop) -> &'static str {
-    match s {
-        Stop::Ios => "ios",
-        Stop::Duration => "duration",
-        Stop::Cancelled => "cancelled",
-        Stop::Overload => "overload",
-    }
 }
 
 fn ratio(a: f64, b: f64) -> f64 {
@@ -350,20 +341,16 @@ pub fn report(p: &Program, seed: u64, ramp: u64, runs: &[RunResult]) -> Report {
                 iops: ratio(h.count() as f64, s),
                 bandwidth: ratio(bytes as f64, s),
                 latency: Latency::of(&h),
-                partial: matches!(r.stop, Stop::Cancelled | Stop::Overload),
+                partial: r.stop.early(),
             }
         })
         .collect();
 
-    let worst = runs
-        .iter()
-        .map(|r| r.stop)
-        .find(|s| matches!(s, Stop::Cancelled | Stop::Overload))
-        .unwrap_or(first.stop);
+    let worst = runs.iter().map(|r| r.stop).find(|s| s.early()).unwrap_or(first.stop);
     Report {
         seed,
-        partial: matches!(worst, Stop::Cancelled | Stop::Overload),
-        stopped: stop_name(worst),
+        partial: worst.early(),
+        stopped: worst.name(),
         ios: total.ios,
         duration: seconds,
         ramp: ramp as f64 / NS,

@@ -169,3 +169,18 @@ fn bad_references_name_the_field() {
     let both = json!({"network": {"resources": [], "jobs": [], "classes": []}, "options": {"ios": 10, "duration": 1.0}});
     assert_eq!(prepare(&both.to_string()).unwrap_err().field, "options");
 }
+
+#[test]
+fn a_run_where_nothing_can_happen_stops_as_stalled() {
+    // A hold inside a hold of the same one-slot limit waits for itself.
+    let r = run(json!({
+        "network": {"resources": [delay("z", "deterministic")],
+                    "slot_limits": [{"id": "s", "label": "s", "kind": "session", "slots": 1}],
+                    "jobs": [job(1, None, "uniform")],
+                    "classes": [class(vec![json!({"hold": {"slot_limit": "s", "steps": [
+                        {"hold": {"slot_limit": "s", "steps": [visit("z", 0.001)]}}]}})])]},
+        "options": {"seed": 1, "ios": 10}
+    }));
+    assert_eq!(r["stopped"], "stalled");
+    assert_eq!(r["partial"], true);
+}
