@@ -69,6 +69,12 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def test_a_program_past_its_time_limit_is_stopped():
+    t0 = time.monotonic()
+    done = ProcessExecutor(grace=2).run([sys.executable, "-c", "import time; time.sleep(60)"], timeout=0.5)
+    assert done.timed_out and not done.interrupted and time.monotonic() - t0 < 5
+
+
 def test_fake_executor_plays_back_and_records(tmp_path):
     fake = FakeExecutor(FakeRun(lines=["x"], output="{}", files={"f": b"1"}))
     out = tmp_path / "o.json"

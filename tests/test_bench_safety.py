@@ -135,3 +135,13 @@ def test_workspace_removes_only_its_own_files(tmp_path):
     removed = ws.cleanup()
     assert sorted(p.name for p in removed) == sorted([f"{ws.prefix}j.0.0", "named"])
     assert sorted(os.listdir(tmp_path)) == ["iolab-other.j.0.0", "keep.txt"]
+
+
+def test_reading_more_than_an_existing_file_holds_is_refused(tmp_path):
+    data = tmp_path / "small.db"
+    data.write_bytes(b"x" * 4096)
+    target = inspect_target(data)
+    with pytest.raises(SafetyError, match="fio would extend"):
+        check_jobs(target, [job("randread", size=8192)])
+    check_jobs(target, [job("randread", size=4096)])
+    check_jobs(target, [job("randread")])

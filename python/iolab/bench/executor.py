@@ -31,7 +31,8 @@ class Completed:
     """How a program ended: exit status, its stdout and stderr text, whether it was interrupted.
 
     ``returncode`` is negative when a signal ended it (as :mod:`subprocess` reports);
-    ``elapsed`` is the wall time in seconds.
+    ``elapsed`` is the wall time in seconds; ``timed_out`` when it was stopped for running
+    past its time limit.
     """
 
     returncode: int
@@ -39,17 +40,19 @@ class Completed:
     stderr: str
     interrupted: bool = False
     elapsed: float = 0.0
+    timed_out: bool = False
 
 
 class Executor(Protocol):
     """Runs one program to completion (``interrupt`` stops those running, from another thread)."""
 
     def run(self, argv: Sequence[str], on_line: OnLine | None = None, *,
-            cwd: str | os.PathLike[str] | None = None) -> Completed:
+            cwd: str | os.PathLike[str] | None = None, timeout: float | None = None) -> Completed:
         """Run `argv` (no shell) in `cwd`, calling `on_line` for each stdout line.
 
         Raises RunError when the program cannot be started (missing, not executable). A
-        KeyboardInterrupt while it runs stops it and returns ``interrupted=True``.
+        KeyboardInterrupt while it runs stops it and returns ``interrupted=True``; a program
+        still running after `timeout` seconds is stopped and returns ``timed_out=True``.
         """
 
     def interrupt(self) -> None:
@@ -103,7 +106,7 @@ class ProcessExecutor:
             self._stop(proc)
 
     def run(self, argv: Sequence[str], on_line: OnLine | None = None, *,
-            cwd: str | os.PathLike[str] | None = None) -> Completed:
+            cwd: str | os.PathLike[str] | None = None, timeout: float | None = None) -> Completed:
         argv = [os.fspath(a) for a in argv]
         started = time.monotonic()
         try:
@@ -118,6 +121,16 @@ class ProcessExecutor:
             raise RunError(f"{argv[0]} cannot be run: {e.strerror}") from e
         with self._lock:
             self._running[proc.pid] = proc
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            self._stop(proc)
+
+        timer = threading.Timer(timeout, expire) if timeout is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         err_chunks: list[bytes] = []
         reader = threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()), daemon=True)
         reader.start()
@@ -146,6 +159,8 @@ class ProcessExecutor:
         finally:
             if proc.poll() is None:  # an exception from on_line: do not leave fio running
                 self._stop(proc)
+        if timer is not None:
+            timer.cancel()
         reader.join(timeout=self.grace)
         proc.stdout.close()
         with self._lock:
@@ -153,7 +168,7 @@ class ProcessExecutor:
             interrupted = interrupted or proc.pid in self._stopped
             self._stopped.discard(proc.pid)
         return Completed(proc.returncode, "".join(out_parts), b"".join(err_chunks).decode("utf-8", "replace"),
-                         interrupted, time.monotonic() - started)
+                         interrupted, time.monotonic() - started, expired.is_set() and not interrupted)
 
     def _stop(self, proc: subprocess.Popen[bytes]) -> None:
         """SIGINT to the whole process group (fio then stops its jobs cleanly), SIGKILL after `grace`."""
@@ -181,7 +196,8 @@ class FakeRun:
     ``files`` maps a path (relative to the run's cwd, or absolute) to its content; it stands
     for the files fio lays out. ``output``, when set, is written to the path that
     ``--output=`` names in argv (fio's JSON). ``interrupt`` makes the run end as if Ctrl-C
-    had been pressed after the lines; ``missing`` as if the program were not installed.
+    had been pressed after the lines; ``missing`` as if the program were not installed;
+    ``timed_out`` as if it had been stopped at its time limit.
     """
 
     lines: Sequence[str] = ()
@@ -192,27 +208,31 @@ class FakeRun:
     files: dict[str, bytes] = field(default_factory=dict)
     interrupt: bool = False
     missing: bool = False
+    timed_out: bool = False
 
 
 class FakeExecutor:
     """Plays back :class:`FakeRun` s in order (the last one repeats); records every call.
 
-    ``calls`` holds ``(argv, cwd)`` pairs; ``jobfiles`` the text of the job files named in
-    argv at the time of the call (they are deleted after a run).
+    ``calls`` holds ``(argv, cwd)`` pairs, ``timeouts`` the time limits asked for;
+    ``jobfiles`` the text of the job files named in argv at the time of the call (they are
+    deleted after a run).
     """
 
     def __init__(self, *runs: FakeRun | Callable[[Sequence[str]], FakeRun]):
         self.runs = list(runs) or [FakeRun()]
         self.calls: list[tuple[list[str], str | None]] = []
         self.jobfiles: list[str] = []
+        self.timeouts: list[float | None] = []
         self.interrupted = False
 
     def interrupt(self) -> None:
         self.interrupted = True
 
     def run(self, argv: Sequence[str], on_line: OnLine | None = None, *,
-            cwd: str | os.PathLike[str] | None = None) -> Completed:
+            cwd: str | os.PathLike[str] | None = None, timeout: float | None = None) -> Completed:
         argv = [os.fspath(a) for a in argv]
+        self.timeouts.append(timeout)
         self.calls.append((argv, None if cwd is None else os.fspath(cwd)))
         for a in argv[1:]:
             if a.endswith(".fio") and os.path.exists(a):
@@ -232,4 +252,4 @@ class FakeExecutor:
                 if a.startswith("--output="):
                     Path(a.split("=", 1)[1]).write_text(run.output)
         return Completed(run.returncode, run.stdout or "\n".join(run.lines), run.stderr,
-                         run.interrupt or self.interrupted, 0.0)
+                         run.interrupt or self.interrupted, 0.0, run.timed_out)

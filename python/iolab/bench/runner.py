@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -76,11 +76,13 @@ class Bench:
     """Runs requests with `executor` (default: the real fio), stores them in `store`.
 
     `probe` reads the machine for the safety rules, `view` watches the runs, `fio` is the
-    program to run.
+    program to run, `reachable` checks the ``--client`` hosts answer before a run.
     """
 
     def __init__(self, store: ResultsStore, *, executor: Executor | None = None, probe: Probe | None = None,
-                 view: View | None = None, fio: str = "fio"):
+                 view: View | None = None, fio: str = "fio",
+                 reachable: Callable[[Sequence[Host]], None] = check_reachable):
+        self.reachable = reachable
         self.store = store
         self.executor = executor or ProcessExecutor()
         self.probe = probe or SystemProbe()
@@ -165,11 +167,11 @@ class Bench:
     def _remote(self, request: Request, jobs: Sequence[FioJob]) -> RunRecord:
         settings = request.settings
         check_remote_jobs(jobs, destructive=settings.destructive)
-        version = self.version
-        check_reachable(request.hosts)
         workspace = Workspace(Target(request.target, Path(request.target), "directory"))
         final = [place_remote(configure(j, settings, sized=True), request.target, workspace) for j in jobs]
         jobfile = render_jobfile(final)
+        version = self.version
+        self.reachable(request.hosts)
         hosts = request.hosts
         with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
             argvs = [self._argv(Path(tmp), jobfile, client=h.client_option(), out=f"host{i}.json")
@@ -177,7 +179,7 @@ class Bench:
             started = _now()
             self.view.begin(f"{_label(final)} on {len(hosts)} hosts", duration=duration(final),
                             ramp=max((j.ramp_time or 0.0) for j in final), outstanding=outstanding(final) * len(hosts))
-            dones = self._run_all(argvs)
+            dones = self._run_all(argvs, host_timeout(final))
             ended = _now()
             texts = [_read(Path(tmp) / f"host{i}.json") for i in range(len(hosts))]
         per_host: list[HostMeasure] = []
@@ -206,13 +208,13 @@ class Bench:
             error=error,
         )
 
-    def _run_all(self, argvs: Sequence[Sequence[str]]) -> list[Completed]:
+    def _run_all(self, argvs: Sequence[Sequence[str]], timeout: float | None) -> list[Completed]:
         """Run every argv at once; Ctrl-C stops them all and they report it."""
         dones: list[Completed | BaseException | None] = [None] * len(argvs)
 
         def one(i: int) -> None:
             try:
-                dones[i] = self.executor.run(argvs[i], None)
+                dones[i] = self.executor.run(argvs[i], None, timeout=timeout)
             except BaseException as e:  # reported per host below
                 dones[i] = e
 
@@ -234,6 +236,22 @@ class Bench:
             else:
                 out.append(Completed(1, "", str(d or "did not run")))
         return out
+
+
+#: seconds a host may take beyond the jobs' duration before it counts as gone.
+HOST_GRACE = 60.0
+#: the slowest file layout (bytes/s) a host is allowed before it counts as gone.
+SLOWEST_LAYOUT = 20e6
+
+
+def host_timeout(jobs: Sequence[FioJob]) -> float | None:
+    """How long a host may take: the jobs' duration, plus :data:`HOST_GRACE`, plus laying out
+    their files at :data:`SLOWEST_LAYOUT`; None when the jobs are not time based."""
+    span = duration(jobs)
+    if span is None:
+        return None
+    layout = sum((j.size or j.filesize or 0) * j.numjobs for j in jobs) / SLOWEST_LAYOUT
+    return span + HOST_GRACE + layout
 
 
 def _label(jobs: Sequence[FioJob]) -> str:
@@ -262,6 +280,8 @@ def _status(done: Completed, result: FioResult | None, error: str | None, *, fst
     """``ok``, ``failed`` or ``interrupted``, and the message that goes with it."""
     if done.interrupted:
         return "interrupted", "interrupted (Ctrl-C); fio was stopped and its files removed"
+    if done.timed_out:
+        return "failed", f"no result after {done.elapsed:.0f} s: the host stopped answering, fio was stopped"
     job_errors = [(j.name, j.error) for j in result.jobs if j.error] if result else []
     if done.returncode != 0 or job_errors:
         return "failed", diagnose(done.stderr or done.stdout, job_errors=job_errors, fstype=fstype,

@@ -15,6 +15,8 @@ The rules:
 - Options that make fio write or run something elsewhere (``write_*_log``,
   ``write_iolog``, ``exec_prerun``/``exec_postrun``, ``opendir``) and ioengines that do not
   act on the named files are treated like writes to a path iolab did not create.
+- Reading an existing file must not grow it: fio would extend a file smaller than the
+  job's ``size`` by writing to it, so that is refused too.
 - Symlinks are resolved before any check; paths may hold spaces or shell characters (fio
   runs without a shell, in the target directory, so the path never enters a job file).
 
@@ -311,6 +313,13 @@ def _mounted_reason(device: Path, probe: Probe) -> str | None:
     return None
 
 
+def _size(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return None
+
+
 def _job_paths(job: Any, target: Target) -> list[Path]:
     """The explicit paths a job names (resolved): the target itself for a file or device."""
     if not target.is_directory:
@@ -366,6 +375,13 @@ def check_jobs(target: Target, jobs: Iterable[Any], *, destructive: bool = False
                         f"job {name!r} writes to existing file {path}, which iolab did not create; "
                         "aim --target at a directory (iolab creates its own files there) "
                         "or pass --destructive")
+                wanted = _opt(job, "size") or _opt(job, "filesize")
+                have = _size(path)
+                if not destructive and isinstance(wanted, int) and have is not None and wanted > have:
+                    raise SafetyError(
+                        f"job {name!r} wants {wanted} bytes of {path}, which holds {have}: fio would extend "
+                        "the file by writing to it; use a --size of at most the file's size "
+                        "(or none) or pass --destructive")
             elif kind == "directory":
                 raise InputError(f"job {name!r}: filename {path} is a directory", field="filename")
             elif kind == "missing":
