@@ -161,3 +161,9 @@ def test_server_binds_one_address():
     for bad in ("0.0.0.0", "::", "myhost"):
         with pytest.raises(InputError, match="--bind|address"):
             server_argv("fio", bad)
+
+
+def test_cli_server_port_is_fios_default():
+    from iolab.bench.hosts import DEFAULT_PORT
+
+    assert cli_bench.DEFAULT_PORT == DEFAULT_PORT == 8765

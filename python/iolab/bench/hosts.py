@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,16 +120,21 @@ def check_reachable(hosts: Sequence[Host], *, timeout: float = 2.0,
 
     Raises RunError naming every host that does not answer within `timeout` seconds.
     """
-    def attempt(host: Host) -> str | None:
+    def attempt(i: int, host: Host) -> None:
         try:
             conn = connect((host.name, host.port), timeout)
         except OSError as e:
-            return f"{host.label}: {e.strerror or e}"
+            answers[i] = f"{host.label}: {e.strerror or e}"
+            return
         conn.close()
-        return None
 
-    with ThreadPoolExecutor(max_workers=min(32, max(1, len(hosts)))) as pool:
-        failures = [f for f in pool.map(attempt, hosts) if f]
+    answers: list[str | None] = [None] * len(hosts)
+    threads = [threading.Thread(target=attempt, args=(i, h), daemon=True) for i, h in enumerate(hosts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    failures = [a for a in answers if a]
     if failures:
         raise RunError("no fio server answers on " + "; ".join(failures)
                        + " (start one there with: iolab bench server --bind ADDR)")

@@ -29,7 +29,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -407,7 +406,7 @@ class Workspace:
 
     def __init__(self, target: Target, created: Sequence[Path] = (), token: str | None = None):
         self.target = target
-        self.token = token or secrets.token_hex(4)
+        self.token = token or os.urandom(4).hex()
         self.created = list(created)
 
     @property

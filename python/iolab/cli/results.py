@@ -7,16 +7,12 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
-from rich import box
-from rich.table import Table
 
-from ..bench.store import ResultsStore, default_path
 from ..errors import InputError
-from ..units import format_duration, format_ops, format_rate
-from .bench import DB_OPTION, print_record
+from .bench import DB_OPTION
 from .common import JSON_OPTION, console, print_json
 
 app = typer.Typer(help="Read the results database: list, show, export, delete.", no_args_is_help=True)
@@ -26,7 +22,10 @@ CSV_COLUMNS = ("run_id", "status", "started", "target", "sweep_id", "params", "j
                "metric", "value", "unit")
 
 
-def _open(db: Path | None, *, must_exist: bool = True) -> ResultsStore | None:
+def _open(db: Path | None, *, must_exist: bool = True) -> Any:
+    """The results database at `db` (default: the user's); None when absent and not `must_exist`."""
+    from ..bench.store import ResultsStore, default_path
+
     path = db if db is not None else default_path()
     if not path.exists():
         if must_exist:
@@ -44,6 +43,11 @@ def list_(
     json_: bool = JSON_OPTION,
 ) -> None:
     """List stored runs, newest first, with their total figures."""
+    from rich import box
+    from rich.table import Table
+
+    from ..units import format_duration, format_ops, format_rate
+
     store = _open(db, must_exist=False)
     runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
     if store is not None:
@@ -92,7 +96,10 @@ def show(
             doc["fio_argv"] = list(record.fio_argv)
             print_json(doc)
             return
-        print_record(record, store.path)
+        from ..bench.report import record_view
+
+        for part in record_view(record, store.path):
+            console.print(part)
     console.print(f"[bold]started[/] {record.started}  [bold]ended[/] {record.ended}  "
                   f"[bold]host[/] {record.host}  [bold]kernel[/] {record.kernel}  [bold]fio[/] {record.fio_version}")
     if record.mount_options:
