@@ -1,0 +1,147 @@
+"""A candidate's figures at the required load, from its real compiled network.
+
+The configuration is turned into its scenario, compiled by :func:`iolab.compile.compile_scenario`
+and solved by :func:`iolab.analytic.solve_open` at the required rate. Slot limits (NFSv3
+connection slots, the NFSv4.1 session) are loaded as in Little's law: the IOs inside a
+slot-limited segment are the rate through it times the time spent inside (each cap's
+demand stretched by ``1 / (1 − U)``, plus the delays), and their utilization is that over
+the slots.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analytic import OpenSolution, chains, solve_open
+from ..compile import compile_scenario
+from ..network import Fork, Hold, Network, Step, Visit
+from .config import Config
+from .requirements import Requirements
+from .workload import Workload
+
+__all__ = ["Load", "LoadPrediction", "predict_at_load", "slot_loads"]
+
+
+@dataclass(frozen=True)
+class Load:
+    """One resource's utilization at the required load."""
+
+    resource: str
+    kind: str
+    utilization: float
+
+
+@dataclass(frozen=True)
+class LoadPrediction:
+    """A configuration at the required rate: utilizations, latency, concurrency."""
+
+    config: Config
+    network: Network
+    solution: OpenSolution
+    rate: float
+    bandwidth: float
+    resources: tuple[Load, ...]
+    slots: tuple[Load, ...]
+
+    @property
+    def latency(self) -> float:
+        return self.solution.latency
+
+    @property
+    def loads(self) -> tuple[Load, ...]:
+        return self.resources + self.slots
+
+    @property
+    def bottleneck(self) -> Load:
+        """The busiest resource (caps and slot limits alike): the one that binds first."""
+        return max(self.loads, key=lambda r: r.utilization)
+
+    @property
+    def headroom(self) -> float:
+        """1 − the highest utilization."""
+        return 1.0 - self.bottleneck.utilization
+
+    def by_kind(self) -> dict[str, float]:
+        """The highest utilization of each kind (``connection-slots`` for NFSv3 slots)."""
+        out: dict[str, float] = {}
+        for r in self.loads:
+            out[r.kind] = max(out.get(r.kind, 0.0), r.utilization)
+        return out
+
+    def to_json(self) -> dict:
+        lat = self.latency
+        b = self.bottleneck
+        doc: dict = {
+            "iops": round(self.rate, 1),
+            "bandwidth": float(round(self.bandwidth)),
+            "latency": {"mean": round(lat, 9) if math.isfinite(lat) else None},
+            "bottleneck": {"resource": b.resource, "kind": _kind(b.kind), "utilization": round(b.utilization, 4)},
+            "resources": [{"resource": r.resource, "kind": r.kind, "utilization": round(r.utilization, 4)}
+                          for r in self.resources],
+            "concurrency": round(self.solution.concurrency, 3) if math.isfinite(self.solution.concurrency) else None,
+        }
+        if self.slots:
+            doc["slots"] = [{"resource": r.resource, "kind": _kind(r.kind), "utilization": round(r.utilization, 4)}
+                            for r in self.slots]
+        return doc
+
+
+def _kind(kind: str) -> str:
+    return "connection" if kind == "connection-slots" else kind
+
+
+def predict_at_load(req: Requirements, wl: Workload, config: Config) -> LoadPrediction:
+    """Compile ``config``'s scenario and analyse it at the required rate."""
+    scenario = config.scenario(req, req.search.stripe_size)
+    network = compile_scenario(scenario)
+    sol = solve_open(network, wl.rate)
+    labels = {r.id: r for r in network.resources}
+    resources = tuple(Load(labels[k].label, labels[k].kind, u) for k, u in sol.utilization.items())
+    occupancy = slot_loads(network, wl.rate, sol)
+    slots = tuple(Load(s.label, "connection-slots" if s.kind == "connection" else s.kind, occupancy[s.id] / s.slots)
+                  for s in network.slot_limits)
+    return LoadPrediction(config, network, sol, wl.rate, wl.bandwidth, resources, slots)
+
+
+def slot_loads(network: Network, rate: float, sol: OpenSolution) -> dict[str, float]:
+    """IOs inside each slot limit at ``rate`` (split over jobs as solve_open splits it)."""
+    ch = chains(network)
+    share = ch.population / ch.population.sum()
+    job_rate = {j: rate * float(share[i]) for i, j in enumerate(ch.jobs)}
+    caps = {r.id: r.cap for r in network.resources if r.cap is not None}
+    util = sol.utilization
+    out = {s.id: 0.0 for s in network.slot_limits}
+
+    def time(steps: tuple[Step, ...], w: float) -> float:
+        total = 0.0
+        for s in steps:
+            if isinstance(s, Visit):
+                cap = caps.get(s.resource)
+                if cap is None:
+                    total += w * s.latency
+                else:
+                    u = util.get(s.resource, 0.0)
+                    total += w * (cap.demand(s.bytes) / (1.0 - u) if u < 1.0 else np.inf)
+            elif isinstance(s, Fork):
+                part = w * min(s.choose, len(s.branches)) / len(s.branches)
+                total += sum(time(b, part) for b in s.branches)
+            else:
+                total += time(s.steps, w)
+        return total
+
+    def walk(steps: tuple[Step, ...], w: float, flow: float) -> None:
+        for s in steps:
+            if isinstance(s, Fork):
+                part = w * min(s.choose, len(s.branches)) / len(s.branches)
+                for b in s.branches:
+                    walk(b, part, flow)
+            elif isinstance(s, Hold):
+                out[s.slot_limit] += flow * w * time(s.steps, 1.0)
+                walk(s.steps, w, flow)
+
+    for c in network.classes:
+        walk(c.route, 1.0, job_rate[c.job] * c.probability)
+    return out

@@ -1,0 +1,328 @@
+"""Ranking the evaluated configurations, and explaining the answer.
+
+- **Candidates**: feasible configurations, priced ones first, cheapest first (ties: more
+  headroom first); unpriced ones after them, the tightest fit (least headroom) first.
+  Rows that differ only in a setting that changes neither price nor feasibility (nconnect,
+  host caching) appear once. The top ones are compiled and analysed again from their real
+  scenario (:func:`~iolab.plan.prediction.predict_at_load`); each runner-up says how much
+  more it costs than the first, or that it has no price.
+- **Rejected**: configurations cheaper than the first candidate that fail, the best attempt
+  of each VM size (or service level and protocol), with what each lacks and the catalog
+  rules behind it (a VM's data-disk maximum, premium support, a volume's ceiling).
+- **Others**: the best of each group not shown yet: failing ones with what they lack,
+  feasible ones with how much more they cost.
+- **Nearest**: when nothing is feasible, the closest misses (the smallest shortfall: the
+  highest utilization, or the latency over the bound) with what each lacks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..units import format_duration, format_ops, format_size
+from .config import Config
+from .cost import unpriced
+from .prediction import LoadPrediction, predict_at_load
+from .requirements import Requirements
+from .table import TOLERANCE, WORDS, Batch
+from .workload import Workload
+
+__all__ = ["Candidate", "Miss", "Plan", "rank"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A feasible configuration, its monthly cost (None: unpriced) and its prediction at the load."""
+
+    rank: int
+    monthly_cost: float | None
+    config: Config
+    prediction: LoadPrediction
+    why: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def headroom(self) -> float:
+        return self.prediction.headroom
+
+    def to_json(self) -> dict:
+        doc: dict = {"rank": self.rank,
+                     "monthly_cost": None if self.monthly_cost is None else round(self.monthly_cost, 2),
+                     "priced": self.monthly_cost is not None,
+                     "config": self.config.to_json(),
+                     "prediction": self.prediction.to_json(),
+                     "headroom": round(self.headroom, 4)}
+        if self.why:
+            doc["why"] = self.why
+        if self.notes:
+            doc["notes"] = list(self.notes)
+        return doc
+
+
+@dataclass(frozen=True)
+class Miss:
+    """Another configuration and why it is not among the candidates: what it lacks and the
+    catalog rules behind that (when it fails), or ``why`` (when it is feasible but costs
+    more). ``shortfall``: the highest utilization or the latency over its bound, whichever
+    is worse (at most 1 when feasible)."""
+
+    monthly_cost: float | None
+    config: Config
+    lacks: tuple[str, ...]
+    facts: tuple[str, ...]
+    shortfall: float
+    why: str | None = None
+
+    @property
+    def feasible(self) -> bool:
+        return not self.lacks
+
+    def to_json(self) -> dict:
+        doc = {"monthly_cost": None if self.monthly_cost is None else round(self.monthly_cost, 2),
+               "config": self.config.to_json(), "feasible": self.feasible}
+        if self.lacks:
+            doc.update(lacks=list(self.lacks), facts=list(self.facts))
+        if self.why:
+            doc["why"] = self.why
+        doc["shortfall"] = round(self.shortfall, 4) if math.isfinite(self.shortfall) else None
+        return doc
+
+    def describe(self) -> str:
+        cost = "unpriced" if self.monthly_cost is None else f"${self.monthly_cost:,.2f}/month"
+        if not self.lacks:
+            return f"{self.config.describe()} ({cost}): {self.why}"
+        facts = f" ({'; '.join(self.facts)})" if self.facts else ""
+        return f"{self.config.describe()} ({cost}): {'; '.join(self.lacks)}{facts}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The answer to a requirements file: ranked candidates and why the others lost.
+
+    ``rejected``: cheaper configurations that fail (the best attempt per VM size, or per
+    level and protocol); ``others``: the best of each remaining group, feasible but
+    dearer, or failing; ``nearest``: when nothing is feasible, the closest misses;
+    ``excluded``: selected catalog rows that no configuration could use, and why.
+    """
+
+    requirements: Requirements
+    workload: Workload
+    candidates: tuple[Candidate, ...]
+    evaluated: int
+    feasible: int
+    rejected: tuple[Miss, ...]
+    others: tuple[Miss, ...]
+    nearest: tuple[Miss, ...]
+    excluded: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        req = self.requirements.require
+        assert req is not None
+        doc: dict = {
+            "required": {"iops": round(self.workload.rate, 1), "bandwidth": float(round(self.workload.bandwidth)),
+                         "latency": req.latency, "capacity": req.capacity, "clients": self.requirements.clients},
+            "candidates": [c.to_json() for c in self.candidates],
+            "evaluated": self.evaluated,
+            "feasible": self.feasible,
+            "rejected": [m.to_json() for m in self.rejected],
+            "others": [m.to_json() for m in self.others],
+            "excluded": list(self.excluded),
+        }
+        if not self.candidates:
+            doc["nearest"] = [m.to_json() for m in self.nearest]
+        return doc
+
+
+@dataclass
+class _Rows:
+    """Every evaluated row of every batch, as flat arrays."""
+
+    batches: list[Batch]
+    cost: np.ndarray
+    latency: np.ndarray
+    maxu: np.ndarray
+    ok: np.ndarray
+    which: np.ndarray
+    row: np.ndarray
+    shortfall: np.ndarray
+
+    def batch(self, idx: int) -> tuple[Batch, int]:
+        return self.batches[self.which[idx]], int(self.row[idx])
+
+    def group(self, idx: int) -> str:
+        b, r = self.batch(idx)
+        return b.group[r]
+
+
+def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[str], top: int,
+         explain: int = 8) -> Plan:
+    """Rank every evaluated row of ``batches`` and build the :class:`Plan` (``top``
+    candidates, at most ``explain`` lines of each kind of explanation)."""
+    limit = req.require.latency if req.require else None
+    batches = [b for b in batches if len(b)]
+    if not batches:
+        return Plan(req, wl, (), 0, 0, (), (), (), tuple(excluded))
+    maxu = np.concatenate([b.max_util() for b in batches])
+    latency = np.concatenate([b.latency for b in batches])
+    shortfall = maxu.copy()
+    if limit is not None:
+        shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
+    rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
+                 np.concatenate([b.feasible(limit) for b in batches]),
+                 np.concatenate([np.full(len(b), k) for k, b in enumerate(batches)]),
+                 np.concatenate([np.arange(len(b)) for b in batches]), shortfall)
+    unpriced_rows = np.isnan(rows.cost)
+    # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
+    # (the least headroom), the nearest thing to the cheapest that the catalog can say.
+    order = np.lexsort((rows.row, rows.which, np.where(unpriced_rows, -maxu, maxu),
+                        np.where(unpriced_rows, 0.0, rows.cost), unpriced_rows))
+    feasible_order = order[rows.ok[order]]
+
+    candidates: list[Candidate] = []
+    chosen: list[int] = []
+    seen: set = set()
+    dropped = 0
+    for idx in feasible_order:
+        if len(candidates) >= top:
+            break
+        b, r = rows.batch(idx)
+        variant = (b.variant(r), None if unpriced_rows[idx] else round(float(rows.cost[idx]), 2))
+        if variant in seen:
+            continue  # the same configuration but for a setting that changes nothing here (nconnect, caching)
+        seen.add(variant)
+        config = b.config(r)
+        pred = predict_at_load(req, wl, config)
+        if not _meets(pred, limit):
+            dropped += 1  # the compiled network disagrees with the bulk figures: trust the network
+            continue
+        price = None if unpriced_rows[idx] else float(rows.cost[idx])
+        candidates.append(_candidate(req, len(candidates) + 1, price, config, pred, candidates))
+        chosen.append(int(idx))
+
+    misses = np.nonzero(~rows.ok)[0]
+    rejected: list[int] = []
+    nearest: list[Miss] = []
+    if candidates and candidates[0].monthly_cost is not None:
+        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < candidates[0].monthly_cost)]
+        rejected = _best_per_group(cheaper, rows)[:explain]
+    if not candidates:
+        nearest = [_miss(req, wl, rows, i) for i in _best_per_group(misses, rows, by_shortfall=True)[:explain]]
+    taken = {rows.group(i) for i in chosen + rejected}
+    others = _others(req, wl, rows, feasible_order, misses, candidates, taken, explain) if candidates else []
+    return Plan(req, wl, tuple(candidates), int(len(rows.cost)), int(rows.ok.sum()) - dropped,
+                tuple(_miss(req, wl, rows, i) for i in rejected), tuple(others), tuple(nearest), tuple(excluded))
+
+
+def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.ndarray, misses: np.ndarray,
+            candidates: list[Candidate], taken: set[str], limit: int) -> list[Miss]:
+    """The best of each group not shown yet (failing ones first, as they explain the most):
+    its best attempt when nothing in it is feasible, else its cheapest feasible row."""
+    out: list[Miss] = []
+    first = candidates[0]
+    done: set[str] = set()
+    for idx in feasible_order:
+        g = rows.group(idx)
+        if g in taken or g in done:
+            continue
+        done.add(g)
+        b, r = rows.batch(idx)
+        config = b.config(r)
+        cost = None if np.isnan(rows.cost[idx]) else float(rows.cost[idx])
+        if cost is None:
+            why = f"feasible, but no price in the catalog for {', '.join(unpriced(req.catalog, config))}"
+        elif first.monthly_cost is not None:
+            why = f"feasible, but costs ${cost - first.monthly_cost:,.2f}/month more than #1"
+        else:
+            why = "feasible and priced, but ranked after the candidates shown"
+        out.append(Miss(cost, config, (), (), float(rows.shortfall[idx]), why))
+    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in taken | done]
+    out = [_miss(req, wl, rows, i) for i in failing] + out
+    return out[:limit]
+
+
+def _meets(pred: LoadPrediction, limit: float | None) -> bool:
+    if pred.bottleneck.utilization > 1 + TOLERANCE:
+        return False
+    return limit is None or pred.latency <= limit * (1 + TOLERANCE)
+
+
+def _candidate(req: Requirements, rank_: int, price: float | None, config: Config, pred: LoadPrediction,
+               before: list[Candidate]) -> Candidate:
+    notes = []
+    missing = unpriced(req.catalog, config)
+    if price is None:
+        notes.append(f"no price in the catalog for {', '.join(missing)}: ranked after priced configurations")
+    why = None
+    if before:
+        first = before[0]
+        if price is None:
+            why = "unpriced: " + notes[0]
+        elif first.monthly_cost is not None:
+            diff = price - first.monthly_cost
+            why = (f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1")
+            why += f" (headroom {pred.headroom:.0%} against {first.headroom:.0%})"
+    return Candidate(rank_, price, config, pred, why, tuple(notes))
+
+
+def _best_per_group(idxs: np.ndarray, rows: _Rows, by_shortfall: bool = False) -> list[int]:
+    """The least-failing row of each group (fewest requirements failed, then the smallest
+    shortfall, then the cheaper), ordered by cost (or by shortfall)."""
+    best: dict[str, int] = {}
+    keys: dict[str, tuple] = {}
+    for idx in idxs:
+        b, r = rows.batch(idx)
+        g = b.group[r]
+        key = (sum(1 for u in b.util.values() if u[r] > 1 + TOLERANCE), rows.shortfall[idx], _c(rows.cost[idx]))
+        if g not in keys or key < keys[g]:
+            best[g], keys[g] = int(idx), key
+    if by_shortfall:
+        return sorted(best.values(), key=lambda i: (rows.shortfall[i], _c(rows.cost[i])))
+    return sorted(best.values(), key=lambda i: (_c(rows.cost[i]), rows.shortfall[i]))
+
+
+def _c(x: float) -> float:
+    return math.inf if math.isnan(x) else float(x)
+
+
+def _miss(req: Requirements, wl: Workload, rows: _Rows, idx: int) -> Miss:
+    b, r = rows.batch(idx)
+    failing = set(failing_kinds(req, b, r))
+    facts = tuple(dict.fromkeys(text for kind, text in b.facts(r) if kind in failing))
+    cost = rows.cost[idx]
+    return Miss(None if math.isnan(cost) else float(cost), b.config(r), tuple(lacks(req, wl, b, r)), facts,
+                float(rows.shortfall[idx]))
+
+
+def failing_kinds(req: Requirements, b: Batch, r: int) -> list[str]:
+    """The resource kinds (``capacity`` included) over 1 in row ``r``; the binding kind when
+    only the latency fails."""
+    kinds = [k for k, u in b.util.items() if u[r] > 1 + TOLERANCE]
+    limit = req.require.latency if req.require else None
+    if not kinds and limit is not None and b.latency[r] > limit * (1 + TOLERANCE):
+        kinds = [b.binding(r)[0]]
+    return kinds
+
+
+def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
+    """What row ``r`` of ``b`` lacks, worst first."""
+    out = []
+    need = req.require.capacity if req.require else None
+    cap_u = float(b.util.get("capacity", np.zeros(len(b)))[r])
+    if need and cap_u > 1 + TOLERANCE:
+        out.append(f"holds {format_size(need / cap_u)}, not the {format_size(need)} required")
+    over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and u[r] > 1 + TOLERANCE),
+                  reverse=True)
+    for u, k in over:
+        busy = f"{u:.0%} busy" if math.isfinite(u) else "saturated"
+        out.append(f"{WORDS.get(k, k)} would be {busy} at {format_ops(wl.rate)}")
+    limit = req.require.latency if req.require else None
+    lat = float(b.latency[r])
+    if limit is not None and not over and lat > limit * (1 + TOLERANCE):
+        kind, u = b.binding(r)
+        shown = format_duration(lat) if math.isfinite(lat) else "unbounded"
+        out.append(f"mean latency {shown} over the required {format_duration(limit)} "
+                   f"({WORDS.get(kind, kind)} {u:.0%} busy)")
+    return out or ["fails"]

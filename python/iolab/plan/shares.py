@@ -1,0 +1,276 @@
+"""File shares: services × levels × protocols × nconnect (× client VM sizes), with the share's
+size (or, for a level whose throughput is only set by manual QoS, its throughput) solved.
+
+The physics is the compiler's (:mod:`iolab.compile.shares`) under the open model:
+
+- the service is one cap shared by every client: ``Cap(iops(size), throughput(size))``
+  from :class:`~iolab.catalog.ServiceLevel` (auto QoS or Azure Files' formulas), or the
+  manual-QoS throughput;
+- each client spreads its IOs round-robin over ``nconnect`` connections (SMB channels),
+  each a cap of one TCP stream's bandwidth; writes also load the VM's network egress;
+- NFSv3 gives each connection its slots (128), NFSv4.1 one session per client (64): the IOs
+  inside (Little's law: rate × time inside) must fit, which is a utilization too;
+- the unloaded-latency rule and ``R = Σ share × (Z + Σ D / (1 − U))`` as for disks.
+
+Feasibility only improves as the share grows, so for each (VM, nconnect) row the smallest
+size is found by bisection over whole GiB (over whole MiB/s for a manual-QoS throughput),
+from the largest of the capacity, the level's minimum size and what the service's own
+utilization needs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..catalog import ServiceLevel
+from ..network import Cap
+from ..units import GiB, MiB, TiB, format_rate
+from .config import Config, ShareChoice
+from .cost import billed_capacity, share_price, vm_price
+from .requirements import NCONNECT, Requirements
+from .table import TOLERANCE, Batch
+from .workload import Workload
+
+__all__ = ["search_shares", "PROTOCOLS"]
+
+PROTOCOLS = ("nfs3", "nfs4.1", "smb3")
+
+
+@dataclass
+class _Knob:
+    """The one value solved per row: a size in GiB (auto QoS) or a throughput in MiB/s (manual)."""
+
+    lo: int
+    hi: int
+    manual: bool
+    caps: Callable[[int], tuple[float | None, float]]     # x -> (service ops/s or None, bytes/s)
+    shape: Callable[[int], tuple[int, float, int | None]]  # x -> (size, throughput, billed pool)
+
+
+def search_shares(req: Requirements, wl: Workload, levels: list[ServiceLevel]) -> list[Batch]:
+    """One batch per (level, protocol): every client VM (or a generic client) × nconnect."""
+    cat = req.catalog
+    protocols = req.search.protocols or [p for p in PROTOCOLS if p in cat.protocols]
+    vms = _vm_choices(req)
+    out = []
+    for level in levels:
+        for proto in protocols:
+            if level.service == "azure-files" and proto == "nfs3":
+                continue  # Azure Files premium serves NFS 4.1 and SMB 3 (rule azure-files-protocols)
+            regular = _Family(req, wl, level, proto, vms, large=False)
+            batch = regular.batch()
+            out.append(batch)
+            if level.large_min_size is not None and not batch.feasible(_latency(req)).any():
+                out.append(_Family(req, wl, level, proto, vms, large=True).batch())
+    return out
+
+
+def _latency(req: Requirements) -> float | None:
+    return req.require.latency if req.require else None
+
+
+def _vm_choices(req: Requirements) -> list[str | None]:
+    if req.search.vms is None:
+        return [None]
+    from .space import vms
+
+    return list(vms(req))
+
+
+def _knob(req: Requirements, level: ServiceLevel, large: bool) -> _Knob:
+    capacity = req.require.capacity if req.require and req.require.capacity else 0
+    low, high = (level.large_min_size, level.large_max_size) if large else (level.min_size, level.max_size)
+    assert low is not None and high is not None
+    size_lo = math.ceil(max(low, capacity) / GiB)
+    size_hi = high // GiB
+    if level.rate_per_tib is not None or level.base_throughput is not None:
+        def caps(x: int) -> tuple[float | None, float]:
+            return level.iops(x * GiB), level.throughput(x * GiB, large=large)
+
+        def shape(x: int) -> tuple[int, float, int | None]:
+            size = x * GiB
+            pool = billed_capacity(level, size) if level.pool_min_size is not None else None
+            return size, level.throughput(size, large=large), pool
+
+        return _Knob(size_lo, size_hi, False, caps, shape)
+    # Throughput only by manual QoS (ANF Flexible): solve the throughput, size the pool for it.
+    size = size_lo * GiB
+    t_lo = math.ceil((level.volume_min_throughput or MiB) / MiB)
+    t_hi = int(level.ceiling(large=large) // MiB)
+    per_tib = level.pool_max_throughput_per_tib
+
+    def manual_caps(x: int) -> tuple[float | None, float]:
+        return None, x * MiB
+
+    def manual_shape(x: int) -> tuple[int, float, int | None]:
+        need = float(size)
+        if per_tib and x * MiB > (level.pool_min_throughput or 0):
+            need = max(need, x * MiB / per_tib * TiB)
+        return size, x * MiB, billed_capacity(level, math.ceil(need))
+
+    return _Knob(t_lo, t_hi, True, manual_caps, manual_shape)
+
+
+class _Family:
+    """Rows (client VM × nconnect) of one level and protocol, solved for the smallest share."""
+
+    def __init__(self, req: Requirements, wl: Workload, level: ServiceLevel, proto_id: str,
+                 vms: list[str | None], large: bool):
+        self.req, self.wl, self.level, self.large = req, wl, level, large
+        cat = req.catalog
+        self.proto = proto = cat.protocol(proto_id)
+        counts = [c for c in (req.search.nconnect or NCONNECT) if c <= proto.max_nconnect]
+        self.rows = [(vm, c) for vm in vms for c in counts]
+        self.vm_ids = [vm for vm, _ in self.rows]
+        self.count = np.array([c for _, c in self.rows], dtype=float)
+        net = [cat.vms[vm].network_bandwidth if vm else None for vm in self.vm_ids]
+        self.net = np.array([n or np.inf for n in net])
+        self.knob = _knob(req, level, large)
+        st = wl.streams
+        self.q = np.array([s.share for s in st])
+        self.b = np.array([float(s.bytes) for s in st])
+        self.write = np.array([s.direction == "write" for s in st])
+        self.latency = level.latency
+        self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
+            proto.session_slots if proto_id == "nfs4.1" else None)
+        self._service: dict[int, tuple[np.ndarray, float]] = {}
+
+    def service(self, x: int) -> tuple[np.ndarray, float]:
+        """Demand per IO at the service cap for each stream, and its utilization at the load."""
+        if x not in self._service:
+            iops, bw = self.knob.caps(x)
+            cap = Cap(iops, bw)
+            d = np.array([cap.demand(int(b)) for b in self.b])
+            self._service[x] = (d, self.wl.rate * float(self.q @ d))
+        return self._service[x]
+
+    def evaluate(self, rows: np.ndarray, x: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        lam = self.wl.per_client
+        d_s, u_s = self.service(x)
+        c = self.count[rows][:, None]
+        d_conn = self.b / self.proto.connection_bandwidth                       # one visit, (streams,)
+        d_net = np.where(self.write, self.b, 0.0) / self.net[rows][:, None]      # (rows, streams)
+        u_conn = lam * float(self.q @ d_conn) / c[:, 0]
+        u_net = lam * (self.q * d_net).sum(axis=1)
+        z = np.maximum(0.0, self.latency - d_net - d_conn - d_s)
+
+        def stretch(d: np.ndarray, u: np.ndarray | float) -> np.ndarray:
+            u = np.asarray(u, dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(d > 0, np.where(u < 1.0, d / (1.0 - u), np.inf), 0.0)
+
+        inside = z + stretch(d_conn[None, :], u_conn[:, None]) + stretch(d_s[None, :], u_s)
+        latency = (self.q * (inside + stretch(d_net, u_net[:, None]))).sum(axis=1)
+        util = {"service": np.full(len(rows), u_s), "connection": u_conn, "network": u_net}
+        occupancy = lam * (self.q * inside).sum(axis=1)
+        if self.proto.id == "nfs3" and self.slots:
+            util["connection-slots"] = occupancy / c[:, 0] / self.slots
+        elif self.proto.id == "nfs4.1" and self.slots:
+            util["session"] = occupancy / self.slots
+        util["capacity"] = np.full(len(rows), self._capacity_util(x))
+        return util, latency
+
+    def _capacity_util(self, x: int) -> float:
+        need = self.req.require.capacity if self.req.require and self.req.require.capacity else 0
+        return need / self.knob.shape(x)[0]
+
+    def ok(self, rows: np.ndarray, x: int) -> np.ndarray:
+        util, latency = self.evaluate(rows, x)
+        good = np.max(np.vstack(list(util.values())), axis=0) <= 1 + TOLERANCE
+        limit = _latency(self.req)
+        if limit is not None:
+            good &= latency <= limit * (1 + TOLERANCE)
+        return good
+
+    def _service_floor(self) -> int:
+        """The smallest x at which the service alone is not saturated (hi when none is)."""
+        lo, hi = self.knob.lo, self.knob.hi
+        if self.service(hi)[1] > 1 + TOLERANCE:
+            return hi
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.service(mid)[1] <= 1 + TOLERANCE:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def solve(self) -> np.ndarray:
+        """The smallest x per row at which it is feasible; -1 where none is."""
+        n = len(self.rows)
+        every = np.arange(n)
+        start = self._service_floor()
+        hi_ok = self.ok(every, self.knob.hi)
+        lo = np.full(n, start)
+        hi = np.full(n, self.knob.hi)
+        while True:
+            active = np.nonzero(hi_ok & (lo < hi))[0]
+            if not len(active):
+                break
+            mids = (lo[active] + hi[active]) // 2
+            for mid in np.unique(mids):
+                rows = active[mids == mid]
+                good = self.ok(rows, int(mid))
+                hi[rows[good]] = mid
+                lo[rows[~good]] = mid + 1
+        return np.where(hi_ok, hi, -1)
+
+    def batch(self) -> Batch:
+        level, req = self.level, self.req
+        x = self.solve()
+        # A row that no size makes feasible is shown at the largest share: its least-failing attempt.
+        shown = np.where(x >= 0, x, self.knob.hi)
+        util: dict[str, list[float]] = {}
+        latency = np.zeros(len(self.rows))
+        for value in np.unique(shown):
+            rows = np.nonzero(shown == value)[0]
+            u, lat = self.evaluate(rows, int(value))
+            for k, col in u.items():
+                util.setdefault(k, [0.0] * len(self.rows))
+                for r, val in zip(rows, col):
+                    util[k][r] = float(val)
+            latency[rows] = lat
+        cost = np.empty(len(self.rows))
+        shapes = [self.knob.shape(int(v)) for v in shown]
+        for r, (vm, _) in enumerate(self.rows):
+            size, throughput, pool = shapes[r]
+            price = share_price(level, billed_capacity(level, size, pool), throughput if self.knob.manual else None)
+            vprice = vm_price(req.catalog.vms[vm] if vm else None)
+            cost[r] = np.nan if price is None or vprice is None else price + vprice * req.clients
+        proto_id, large, manual = self.proto.id, self.large, self.knob.manual
+        rows_list, knob = self.rows, self.knob
+
+        def config(i: int) -> Config:
+            size, throughput, pool = shapes[i]
+            vm, count = rows_list[i]
+            return Config(vm, req.clients, share=ShareChoice(level.service, level.level, size, throughput, proto_id,
+                                                              count, large, manual, pool))
+
+        def facts(i: int) -> list[tuple[str, str]]:
+            out = []
+            size, throughput, _ = shapes[i]
+            if int(shown[i]) >= knob.hi:
+                iops = f" and {level.max_iops:,.0f} IOPS" if level.iops_per_gib and level.max_iops else ""
+                text = (f"one {level.id}{' large' if large else ''} volume is capped at "
+                        f"{format_rate(level.ceiling(large=large), binary=True)}{iops}")
+                out += [("service", text), ("capacity", text)]
+            if proto_id == "nfs4.1" and self.slots:
+                out.append(("session", f"NFSv4.1 has one session of {self.slots} slots per client, "
+                                       "whatever nconnect is"))
+            if proto_id == "nfs3" and self.slots:
+                out.append(("connection-slots", f"each NFSv3 connection has {self.slots} slots"))
+            out.append(("connection", f"one {proto_id} connection carries about "
+                                      f"{format_rate(self.proto.connection_bandwidth, binary=True)}"))
+            return out
+
+        family = f"{level.id}{' large' if large else ''} {proto_id}"
+        group = [f"{level.id}{' large' if large else ''} {proto_id}"] * len(self.rows)
+        def variant(i: int) -> tuple:
+            return (rows_list[i][0], level.id, proto_id, large, shapes[i][0])
+
+        return Batch(family, cost, latency, {k: np.array(v) for k, v in util.items()}, group, config, facts,
+                     variant)

@@ -1,0 +1,159 @@
+"""The plan's bulk evaluation agrees with the compiled network; the search covers its whole
+space; the output keeps CONTRACT.md's shape."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from conftest import DATA, EXAMPLES
+
+CATALOG = DATA / "plan" / "catalog.yaml"
+
+FULL = """
+version: 1
+jobs: [{rw: randrw, rwmixread: 70, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
+require: {iops: 40000, bandwidth: 300MB/s, latency: 10ms, capacity: 4TiB}
+search: {kind: disks, caching: [none, readonly]}
+"""
+
+MIXED = """
+version: 1
+jobs:
+  - {name: oltp, rw: randrw, rwmixread: 60, bs: 8k, iodepth: 16, numjobs: 2, ioengine: libaio}
+  - {name: scan, rw: read, bs: 256k, iodepth: 4, ioengine: libaio, size: 100g}
+require: {iops: 12000, latency: 8ms}
+clients: 2
+search: {kind: disks, vms: [Standard_DS13, Standard_DS3_v2, Standard_D16s_v5, T_Cache],
+         skus: [P10, P30, E30, premium-v2, ultra], caching: [none, readonly, readwrite]}
+"""
+
+SHARES = """
+version: 1
+jobs: [{rw: randrw, rwmixread: 50, bs: 32k, iodepth: 16, numjobs: 4, ioengine: libaio}]
+require: {iops: 30000, latency: 3ms, capacity: 2TiB}
+clients: 2
+search: {kind: share, vms: [T_Big, Standard_D4s_v5], nconnect: [1, 4]}
+"""
+
+
+def _requirements(tmp_path, text: str, catalog: bool = True):
+    from iolab.plan import load_requirements
+
+    path = tmp_path / "req.yaml"
+    path.write_text(text)
+    return load_requirements(path, [CATALOG] if catalog else [])
+
+
+def _batches(req):
+    from iolab.plan import Workload, space
+    from iolab.plan.search import _disks
+    from iolab.plan.shares import search_shares
+
+    wl = Workload.of(req)
+    if req.search.kind == "share":
+        return wl, search_shares(req, wl, space.levels(req))
+    return wl, _disks(req, wl)[0]
+
+
+@pytest.mark.parametrize("text", [FULL, MIXED, SHARES], ids=["full-disk-catalog", "mixed-disks", "shares"])
+def test_bulk_figures_agree_with_the_compiled_network(tmp_path, text):
+    """For a seeded sample of rows, every utilization and the mean latency of the bulk
+    evaluation equal those of the row's compiled scenario under solve_open (+ slot loads)."""
+    from iolab.plan import predict_at_load
+
+    req = _requirements(tmp_path, text, catalog=text is not FULL)
+    wl, batches = _batches(req)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for b in batches:
+        for r in rng.choice(len(b), size=min(2, len(b)), replace=False):
+            pred = predict_at_load(req, wl, b.config(int(r)))
+            compiled = pred.by_kind()
+            for kind, u in b.util.items():
+                if kind == "capacity":
+                    continue
+                assert compiled.get(kind, 0.0) == pytest.approx(float(u[r]), rel=1e-7, abs=1e-12), (b.family, kind)
+            assert set(compiled) <= set(b.util), b.family
+            bulk = float(b.latency[r])
+            if math.isfinite(bulk):
+                assert pred.latency == pytest.approx(bulk, rel=1e-7), b.family
+            else:
+                assert not math.isfinite(pred.latency) or max(compiled.values()) >= 1 - 1e-9
+            checked += 1
+    assert checked >= 20
+
+
+def test_the_full_disk_search_covers_every_vm_sku_count_and_caching(tmp_path):
+    from iolab.catalog import bundled_catalog
+
+    req = _requirements(tmp_path, FULL, catalog=False)
+    _, batches = _batches(req)
+    cat = bundled_catalog()
+    expected = 0
+    for vm in cat.vms.values():
+        for sku in [*cat.disks.values(), *cat.provisioned.values()]:
+            premium_ok = vm.premium_storage or sku.tier not in ("premium", "premium-v2", "ultra")
+            for caching in ("none", "readonly"):
+                cache_ok = caching == "none" or (sku.host_caching and bool(vm.cache_size))
+                if premium_ok and cache_ok:
+                    expected += vm.max_data_disks
+    assert sum(len(b) for b in batches) == expected
+    assert expected > 50000
+
+
+def test_json_keeps_the_contract_shape(iolab):
+    r = iolab(f"plan {EXAMPLES / 'oltp-requirements.yaml'} --json --top 3")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert {"candidates", "evaluated", "feasible"} <= set(doc)
+    assert doc["evaluated"] >= doc["feasible"] > 0
+    assert len(doc["candidates"]) == 3
+    costs = [c["monthly_cost"] for c in doc["candidates"]]
+    assert costs == sorted(costs)
+    for c in doc["candidates"]:
+        assert set(c["config"]) == {"vm", "disks"}
+        assert set(c["config"]["disks"][0]) == {"sku", "count", "caching"}
+        p = c["prediction"]
+        assert p["iops"] == 16000.0
+        assert p["bandwidth"] == 16000 * 8192
+        assert 0 < p["latency"]["mean"] <= 0.005
+        assert p["bottleneck"]["kind"] in ("vm", "disk", "vm-cache")
+        assert {r["kind"] for r in p["resources"]} <= {"vm", "vm-cache", "disk"}
+        assert c["headroom"] == pytest.approx(1 - p["bottleneck"]["utilization"], abs=1e-4)
+
+
+def test_share_json_config_keys(iolab, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text(SHARES)
+    r = iolab("plan", str(path), "--json", "--catalog", str(CATALOG))
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["candidates"], doc.get("nearest")
+    config = doc["candidates"][0]["config"]
+    assert {"service", "level", "size", "throughput", "protocol", "nconnect", "vm"} <= set(config)
+    assert config["clients"] == 2
+
+
+def test_text_output_explains(iolab):
+    r = iolab(f"plan {EXAMPLES / 'oltp-requirements.yaml'}")
+    assert r.code == 0, r.err
+    out = r.out
+    assert "16,000 IOPS" in out and "configurations" in out
+    assert "Standard_D16s_v5 + 4 × P30" in out
+    assert "Why not the others" in out
+    assert "costs $45.08/month more than #1" in out
+    assert "cheaper, but failing:" in out
+    assert "Standard_D4s_v5" in out and "uncached limit would be 250% busy" in out
+
+
+def test_nothing_feasible_text(iolab, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text("version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 90000}\n"
+                    "search: {vms: [T_Small], skus: [T_P]}\n")
+    r = iolab("plan", str(path), "--catalog", str(CATALOG))
+    assert r.code == 0, r.err
+    assert "No configuration meets the requirements" in r.out
+    assert "T_Small takes at most 2 data disks" in r.out

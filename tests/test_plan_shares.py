@@ -1,0 +1,147 @@
+"""`iolab plan` over file shares, on the small catalog tests/data/plan/catalog.yaml.
+
+Its levels (service anf, picked by `levels:`): t-fast 128 MiB/s per TiB from 1 TiB, at most
+1,000 MiB/s, $0.30/GiB; t-cheap 16 MiB/s per TiB from 100 GiB, $0.04/GiB; t-large regular
+volumes capped at 500 MiB/s, large ones 20-100 TiB up to 2,000 MiB/s, 64 MiB/s per TiB,
+$0.05/GiB; t-slots 1,024 MiB/s per TiB from 1 TiB, $0.50/GiB. Every level's unloaded latency
+is 1 ms. One connection (or SMB channel) carries 500 MiB/s; NFSv3 has 128 slots per
+connection, NFSv4.1 one session of 64 slots.
+
+Open model per IO: R = Σ Z + Σ D / (1 − U) with Z = 1 ms − Σ D, i.e. R = 1 ms + Σ D·U/(1 − U).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import DATA
+
+CATALOG = DATA / "plan" / "catalog.yaml"
+GiB, TiB, MiB = 2**30, 2**40, 2**20
+
+
+@pytest.fixture
+def plan(iolab, tmp_path):
+    def run(text: str, *extra: str):
+        path = tmp_path / "req.yaml"
+        path.write_text(text)
+        r = iolab("plan", str(path), "--json", "--catalog", str(CATALOG), *extra)
+        assert r.code == 0, r.err
+        return r.json()
+
+    return run
+
+
+def test_a_service_minimum_decides(plan):
+    # 64 KiB reads at 60 MiB/s: λ = 960 IOPS. One SMB channel: D = 64 KiB / 500 MiB/s = 125 µs,
+    # U = 0.12, adding 125 µs × 0.12 / 0.88 = 17.045 µs. Within 2 ms the service may add
+    # 0.982955 ms: D·U/(1−U) with D = U/960, so U²/(1−U) = 0.943636, U = 0.608112: the service
+    # needs 60 / 0.608112 = 98.666 MiB/s.
+    # t-cheap: 98.666 / 16 TiB = 6,314.6 GiB → 6,315 GiB at $0.04 = $252.60.
+    # t-fast would need 98.666 / 128 TiB = 790 GiB ($237), but its volumes start at 1 TiB:
+    # $307.20. The minimum makes it lose.
+    a = 960 * 0.982955e-3
+    u = (-a + math.sqrt(a * a + 4 * a)) / 2
+    size_gib = math.ceil(60 / u / 16 * 1024)
+    assert size_gib == 6315
+    doc = plan("""
+version: 1
+jobs: [{rw: read, bs: 64k, iodepth: 4, ioengine: libaio}]
+require: {bandwidth: 60MiB/s, latency: 2ms, capacity: 100GiB}
+search: {kind: share, levels: [t-fast, t-cheap], protocols: [smb3], nconnect: [1]}
+""")
+    first = doc["candidates"][0]
+    assert first["config"] == {"service": "anf", "level": "t-cheap", "size": 6315 * GiB,
+                               "throughput": pytest.approx(6315 / 1024 * 16 * MiB, abs=0.1),
+                               "protocol": "smb3", "nconnect": 1, "qos": "auto"}
+    assert first["monthly_cost"] == pytest.approx(252.60)
+    assert first["prediction"]["latency"]["mean"] <= 2e-3
+    fast = next(c for c in doc["candidates"] + doc["others"] if c["config"]["level"] == "t-fast")
+    assert fast["config"]["size"] == TiB
+    assert fast["monthly_cost"] == pytest.approx(307.20)
+
+
+def test_a_client_vm_in_the_search_is_paid_for(plan):
+    doc = plan("""
+version: 1
+jobs: [{rw: read, bs: 64k, iodepth: 4, ioengine: libaio}]
+require: {bandwidth: 60MiB/s, latency: 2ms, capacity: 100GiB}
+search: {kind: share, levels: [t-cheap], protocols: [smb3], nconnect: [1], vms: [T_Big]}
+""")
+    first = doc["candidates"][0]
+    assert first["config"]["vm"] == "T_Big"
+    assert first["monthly_cost"] == pytest.approx(252.60 + 300)
+
+
+def test_a_volume_maximum_forces_a_large_volume(plan):
+    # 1,200 MiB/s of 64 KiB reads over 4 channels (2,000 MiB/s, 60 % busy).
+    # t-large: a regular volume stops at 500 MiB/s (240 % busy at any size); a large one
+    # starts at 20 TiB = 1,280 MiB/s (93.75 % busy): 20,480 GiB × $0.05 = $1,024.
+    # t-cheap needs 1,200 / 16 = 75 TiB: $3,072.
+    doc = plan("""
+version: 1
+jobs: [{rw: read, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}]
+require: {bandwidth: 1200MiB/s, capacity: 1TiB}
+search: {kind: share, levels: [t-large, t-cheap], protocols: [smb3], nconnect: [4]}
+""")
+    first = doc["candidates"][0]
+    assert first["config"]["level"] == "t-large"
+    assert first["config"]["large"] is True
+    assert first["config"]["size"] == 20 * TiB
+    assert first["monthly_cost"] == pytest.approx(1024.0)
+    assert first["prediction"]["bottleneck"]["kind"] == "service"
+    assert first["prediction"]["bottleneck"]["utilization"] == pytest.approx(0.9375)
+    # The regular volume's best try (10 TiB, $512) is cheaper, and fails.
+    regular = next(m for m in doc["rejected"] if m["config"]["level"] == "t-large")
+    assert "large" not in regular["config"] and regular["config"]["size"] == 10 * TiB
+    assert regular["feasible"] is False
+    assert "the service's limit would be 240% busy" in regular["lacks"][0]
+    assert "one t-large volume is capped at 500 MiB/s" in regular["facts"]
+    cheap = doc["candidates"][1]
+    assert cheap["config"]["level"] == "t-cheap" and cheap["config"]["size"] == 75 * TiB
+    assert cheap["monthly_cost"] == pytest.approx(3072.0)
+    assert cheap["why"].startswith("costs $2,048.00/month more than #1")
+
+
+def test_nfs41_session_slots_decide(plan):
+    # 80,000 IOPS of 8 KiB reads (625 MiB/s). One connection (500 MiB/s) would be 125 % busy;
+    # two are 62.5 % busy each (D = 15.625 µs: adds 15.625 × 0.625 / 0.375 = 26.042 µs).
+    # t-slots at its 1 TiB minimum gives 1,024 MiB/s: U = 0.61035, D = 7.629 µs, adds 11.951 µs.
+    # NFSv3, nconnect 2: time inside a connection's slots 1.037992 ms; 40,000 IOPS per
+    # connection keep 41.52 of its 128 slots busy (32.4 %): feasible at 1 TiB, $512.
+    # NFSv4.1: one session of 64 slots whatever nconnect is; 80,000 IOPS × at least 1 ms is 80
+    # IOs: even at 10 TiB (U = 0.061) they keep 82.09 in the session, 128 % of its slots.
+    doc = plan("""
+version: 1
+jobs: [{rw: randread, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
+require: {iops: 80000, capacity: 1TiB}
+search: {kind: share, levels: [t-slots], protocols: [nfs3, nfs4.1], nconnect: [1, 2]}
+""")
+    first = doc["candidates"][0]
+    assert first["config"] == {"service": "anf", "level": "t-slots", "size": TiB, "throughput": 1024.0 * MiB,
+                               "protocol": "nfs3", "nconnect": 2, "qos": "auto"}
+    assert first["monthly_cost"] == pytest.approx(512.0)
+    pred = first["prediction"]
+    assert pred["latency"]["mean"] == pytest.approx(1.037992e-3, rel=1e-5)
+    assert max(s["utilization"] for s in pred["slots"]) == pytest.approx(40000 * 1.037992e-3 / 128, abs=1e-4)
+    assert doc["feasible"] == 1
+    nfs41 = next(m for m in doc["others"] if m["config"]["protocol"] == "nfs4.1")
+    assert nfs41["config"]["nconnect"] == 2
+    assert nfs41["lacks"] == ["the NFSv4.1 session slots would be 128% busy at 80,000 IOPS"]
+    assert nfs41["facts"] == ["NFSv4.1 has one session of 64 slots per client, whatever nconnect is"]
+
+
+def test_nothing_feasible_gives_the_nearest_misses(plan):
+    doc = plan("""
+version: 1
+jobs: [{rw: read, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}]
+require: {bandwidth: 3000MiB/s}
+search: {kind: share, levels: [t-fast], protocols: [smb3], nconnect: [8]}
+""")
+    assert doc["candidates"] == [] and doc["feasible"] == 0
+    near = doc["nearest"][0]
+    assert near["config"]["size"] == 10 * TiB
+    assert "the service's limit would be 300% busy" in near["lacks"][0]
+    assert near["facts"] == ["one t-fast volume is capped at 1000 MiB/s"]
