@@ -320,7 +320,7 @@ impl<'p> Engine<'p> {
         let d = match kind {
             DelayKind::Deterministic => mean,
             DelayKind::Exponential => mean * self.rng.exp1(),
-            DelayKind::Lognormal { sigma } => mean * (sigma * self.rng.normal() - 0.5 * sigma * sigma).exp(),
+            DelayKind::Lognormal { sigma } => mean * crate::rng::exp(sigma * self.rng.normal() - 0.5 * sigma * sigma),
         };
         nearest(d)
     }
@@ -339,6 +339,7 @@ impl<'p> Engine<'p> {
                 b
             }
             Pick::Random if n == 1 => 0,
+            Pick::Random if f.choose == 1 => self.rng.below(n as u64) as u32,
             Pick::Random => {
                 let r = k + self.rng.below((n - k) as u64) as u32;
                 let perm = &mut self.perms[fork as usize];

@@ -16,8 +16,9 @@ pub struct EventQueue {
     shift: u32,
     /// Bucket number (`time >> shift`) of the bucket being taken.
     base: u64,
-    /// The current bucket's events, latest first (pop from the end).
+    /// The current bucket's events in time order; `cur[head..]` are still to come.
     cur: Vec<(u64, u32)>,
+    head: usize,
     ring: Vec<Vec<(u64, u32)>>,
     in_ring: usize,
     far: Heap4,
@@ -38,6 +39,7 @@ impl EventQueue {
             shift: 10,
             base: 0,
             cur: Vec::new(),
+            head: 0,
             ring: (0..RING).map(|_| Vec::new()).collect(),
             in_ring: 0,
             far: Heap4::new(),
@@ -48,7 +50,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.cur.len() + self.in_ring + self.far.len()
+        self.cur.len() - self.head + self.in_ring + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -61,9 +63,9 @@ impl EventQueue {
         debug_assert!(time >= self.last, "events must not be scheduled in the past");
         let b = time >> self.shift;
         if b == self.base {
-            // Into the sorted current bucket, from its earliest end.
+            // Into the sorted current bucket, from its latest end (after equal times).
             let mut j = self.cur.len();
-            while j > 0 && self.cur[j - 1].0 < time {
+            while j > self.head && self.cur[j - 1].0 > time {
                 j -= 1;
             }
             self.cur.insert(j, (time, what));
@@ -78,22 +80,23 @@ impl EventQueue {
     /// Removes an earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(u64, u32)> {
-        if self.cur.is_empty() && !self.refill() {
+        if self.head == self.cur.len() && !self.refill() {
             return None;
         }
-        let e = self.cur.pop();
-        if let Some((t, _)) = e {
-            self.last = t;
-            self.pops += 1;
-            if self.pops.is_multiple_of(ADAPT_EVERY) {
-                self.adapt(t);
-            }
+        let e = self.cur[self.head];
+        self.head += 1;
+        self.last = e.0;
+        self.pops += 1;
+        if self.pops.is_multiple_of(ADAPT_EVERY) {
+            self.adapt(e.0);
         }
-        e
+        Some(e)
     }
 
     /// Moves on to the next non-empty bucket; false when there is no event at all.
     fn refill(&mut self) -> bool {
+        self.cur.clear();
+        self.head = 0;
         loop {
             if self.in_ring == 0 {
                 match self.far.peek() {
@@ -103,6 +106,12 @@ impl EventQueue {
                 }
             } else {
                 self.base += 1;
+            }
+            // The bucket's events become the current ones (cur is empty: swap the vectors).
+            let slot = &mut self.ring[self.base as usize % RING];
+            if !slot.is_empty() {
+                self.in_ring -= slot.len();
+                std::mem::swap(&mut self.cur, slot);
             }
             // Far events that the ring now reaches come into it.
             while let Some((t, w)) = self.far.peek() {
@@ -118,13 +127,8 @@ impl EventQueue {
                     self.in_ring += 1;
                 }
             }
-            let slot = &mut self.ring[self.base as usize % RING];
-            if !slot.is_empty() {
-                self.in_ring -= slot.len();
-                self.cur.append(slot);
-            }
             if !self.cur.is_empty() {
-                self.cur.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+                self.cur.sort_unstable_by_key(|e| e.0);
                 return true;
             }
         }
@@ -139,7 +143,9 @@ impl EventQueue {
         if want.abs_diff(self.shift) < 2 {
             return;
         }
-        let mut all: Vec<(u64, u32)> = std::mem::take(&mut self.cur);
+        let mut all: Vec<(u64, u32)> = self.cur.drain(self.head..).collect();
+        self.cur.clear();
+        self.head = 0;
         for slot in &mut self.ring {
             all.append(slot);
         }
