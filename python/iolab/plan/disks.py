@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -151,9 +152,17 @@ def _rows(clients: Clients, sku: DiskSku, caching: str) -> tuple[np.ndarray, np.
 def stripe_tables(sizes: list[int], stripe: int, max_n: int) -> tuple[np.ndarray, np.ndarray]:
     """``members[n-1, b]``: stripe members an IO of size b touches with n disks; ``part``:
     bytes each member carries (``ceil(b / members)``)."""
+    return _stripe_tables(tuple(sizes), stripe, max_n)
+
+
+@lru_cache(maxsize=64)
+def _stripe_tables(sizes: tuple[int, ...], stripe: int, max_n: int) -> tuple[np.ndarray, np.ndarray]:
     members = np.array([[touched(b, stripe, n) for b in sizes] for n in range(1, max_n + 1)], dtype=float)
     part = np.array([[math.ceil(b / touched(b, stripe, n)) for b in sizes] for n in range(1, max_n + 1)])
-    return members.reshape(max_n, len(sizes)), part.reshape(max_n, len(sizes))
+    members, part = members.reshape(max_n, len(sizes)), part.reshape(max_n, len(sizes))
+    members.flags.writeable = False
+    part.flags.writeable = False
+    return members, part
 
 
 def _batch(req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: DiskSku, caching: str,

@@ -148,13 +148,15 @@ class _Rows:
     which: np.ndarray
     row: np.ndarray
     shortfall: np.ndarray
+    groups: list[str]          # group names, indexed by ``group_code``
+    group_code: np.ndarray     # the group of each row
+    fails: np.ndarray          # how many resource kinds (capacity included) are over 1
 
     def batch(self, idx: int) -> tuple[Batch, int]:
         return self.batches[self.which[idx]], int(self.row[idx])
 
     def group(self, idx: int) -> str:
-        b, r = self.batch(idx)
-        return b.group[r]
+        return self.groups[self.group_code[idx]]
 
 
 def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[str], top: int,
@@ -170,10 +172,14 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     shortfall = maxu.copy()
     if limit is not None:
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
+    groups, group_code = np.unique(np.concatenate([np.asarray(b.group, dtype=object) for b in batches]).astype(str),
+                                   return_inverse=True)
+    fails = np.concatenate([sum((u > 1 + TOLERANCE).astype(int) for u in b.util.values()) for b in batches])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
                  np.concatenate([b.feasible(limit) for b in batches]),
                  np.concatenate([np.full(len(b), k) for k, b in enumerate(batches)]),
-                 np.concatenate([np.arange(len(b)) for b in batches]), shortfall)
+                 np.concatenate([np.arange(len(b)) for b in batches]), shortfall,
+                 [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
     unpriced_rows = np.isnan(rows.cost)
     # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
     # (the least headroom), the nearest thing to the cheapest that the catalog can say.
@@ -270,17 +276,18 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
 def _best_per_group(idxs: np.ndarray, rows: _Rows, by_shortfall: bool = False) -> list[int]:
     """The least-failing row of each group (fewest requirements failed, then the smallest
     shortfall, then the cheaper), ordered by cost (or by shortfall)."""
-    best: dict[str, int] = {}
-    keys: dict[str, tuple] = {}
-    for idx in idxs:
-        b, r = rows.batch(idx)
-        g = b.group[r]
-        key = (sum(1 for u in b.util.values() if u[r] > 1 + TOLERANCE), rows.shortfall[idx], _c(rows.cost[idx]))
-        if g not in keys or key < keys[g]:
-            best[g], keys[g] = int(idx), key
+    idxs = np.asarray(idxs, dtype=int)
+    if not len(idxs):
+        return []
+    cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
+    order = np.lexsort((idxs, cost, rows.shortfall[idxs], rows.fails[idxs], rows.group_code[idxs]))
+    codes = rows.group_code[idxs][order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = codes[1:] != codes[:-1]
+    best = [int(i) for i in idxs[order][first]]
     if by_shortfall:
-        return sorted(best.values(), key=lambda i: (rows.shortfall[i], _c(rows.cost[i])))
-    return sorted(best.values(), key=lambda i: (_c(rows.cost[i]), rows.shortfall[i]))
+        return sorted(best, key=lambda i: (rows.shortfall[i], _c(rows.cost[i]), i))
+    return sorted(best, key=lambda i: (_c(rows.cost[i]), rows.shortfall[i], i))
 
 
 def _c(x: float) -> float:
