@@ -59,7 +59,7 @@ def check(
     if json_:
         print_json(doc)
         return
-    console.print(f"[green]ok[/] {file}: a valid {doc['kind']}")
+    console.print(f"[green]ok[/] {file}: a valid {doc['kind']} file")
     if doc["kind"] == "scenario":
         c = doc["clients"]
         console.print(f"clients: {c['count']} × {c['vm'] or 'generic client'}")
