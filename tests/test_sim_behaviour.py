@@ -147,6 +147,18 @@ def test_lookup_without_a_miss_class_still_reports_real_misses():
     assert (cache.lookups, cache.hits) == (1000, 900)
 
 
+def test_writes_through_a_cache_make_their_blocks_resident():
+    # Nearly all IOs write, sequentially over 100 blocks of a cold cache: the rare reads
+    # find their block written moments before.
+    base = cached(1 << 30, warm=False, working_set=100 * 4096, sequential=True)
+    write = Class("w", "j", "write", 0.995, 4096, (Visit("cache", 4096, 0.0001),), cache="hc")
+    hit, miss = (Class(c.id, c.job, c.direction, 0.0025, c.bytes, c.route, c.outcome, c.cache) for c in base.classes)
+    net = Network(base.resources, (write, hit, miss), base.jobs, caches=base.caches)
+    cache = simulate(net, ios=100_000, seed=4).cache[0]
+    assert 300 < cache.lookups < 700            # reads only
+    assert cache.hits >= cache.lookups - 1
+
+
 def test_warm_cache_hit_ratio_is_capacity_over_working_set():
     sim = simulate(cached(25 * 4096 * 100, warm=True, working_set=100 * 4096 * 100), ios=200_000, seed=3)
     assert within(sim.cache[0].hit_ratio, 0.25, 0.02)

@@ -314,17 +314,16 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             route,
             background,
             lookup: match (cache, c.outcome) {
-                (Some(ci), Some(o)) => Some((ci, o == Outcome::Hit)),
+                (Some(ci), Some(o)) if c.direction == Direction::Read => Some((ci, o == Outcome::Hit)),
                 _ => None,
             },
         });
         let list = &mut draws[c.job];
         match (cache, c.outcome) {
-            (Some(ci), Some(outcome)) => {
-                // Hit and miss classes of one (job, direction, cache) are one draw.
-                let same = list.iter().position(|d| {
-                    d.3 == Some(ci) && d.4 && net.classes[d.1 as usize].direction == c.direction
-                });
+            (Some(ci), Some(outcome)) if c.direction == Direction::Read => {
+                // The hit and miss classes of one (job, cache) are one draw: reading the
+                // block decides which. (Writes only make their block resident.)
+                let same = list.iter().position(|d| d.3 == Some(ci) && d.4);
                 let slot = match same {
                     Some(s) => s,
                     None => {
