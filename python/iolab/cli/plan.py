@@ -116,17 +116,17 @@ def _print_pool(r: PoolResult, file: Path) -> None:
     console.print(f"[bold]Pool plan[/] for {file}: {count} of {pool.service}, "
                   f"{format_size(total)} and {format_rate(tp, binary=True)} in all")
     if r.candidates:
-        t = Table(header_style="bold")
-        for col in ("#", "per month", "level", "pool", "budget", "assigned", "spare", "sized by"):
+        t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+        for col in ("#", "$/month", "level", "pool", "budget", "assigned", "spare", "sized by"):
             t.add_column(col, justify="left" if col in ("level", "sized by") else "right")
         for i, c in enumerate(r.candidates, 1):
-            t.add_row(str(i), _money(c.monthly_cost), c.level.id, format_size(c.pool),
+            t.add_row(str(i), _money(c.monthly_cost).lstrip("$"), c.level.id, format_size(c.pool),
                       format_rate(c.budget, binary=True), format_rate(c.assigned, binary=True),
                       format_rate(c.budget - c.assigned, binary=True), c.sized_by)
         console.print(t)
         best = r.candidates[0]
-        v = Table(title=f"#1: volumes in the {format_size(best.pool)} {best.level.id} pool", header_style="bold",
-                  title_justify="left")
+        console.print(f"[bold]#1[/]: the volumes in the {format_size(best.pool)} {best.level.id} pool")
+        v = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
         for col in ("volume", "size", "throughput"):
             v.add_column(col, justify="left" if col == "volume" else "right")
         for vol in best.volumes:

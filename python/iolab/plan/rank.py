@@ -183,7 +183,8 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     unpriced_rows = np.isnan(rows.cost)
     # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
     # (the least headroom), the nearest thing to the cheapest that the catalog can say.
-    order = np.lexsort((rows.row, rows.which, np.where(unpriced_rows, -maxu, maxu),
+    busy = np.concatenate([b.max_util(capacity=False) for b in batches])
+    order = np.lexsort((rows.row, rows.which, np.where(unpriced_rows, -busy, busy),
                         np.where(unpriced_rows, 0.0, rows.cost), unpriced_rows))
     feasible_order = order[rows.ok[order]]
 
@@ -195,9 +196,9 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
         if len(candidates) >= top:
             break
         b, r = rows.batch(idx)
-        variant = (b.variant(r), None if unpriced_rows[idx] else round(float(rows.cost[idx]), 2))
+        variant = b.variant(r)
         if variant in seen:
-            continue  # the same configuration but for a setting that changes nothing here (nconnect, caching)
+            continue  # the same configuration but for a setting shown at its best already (nconnect, caching)
         seen.add(variant)
         config = b.config(r)
         pred = predict_at_load(req, wl, config)
@@ -322,9 +323,15 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
         out.append(f"holds {format_size(need / cap_u)}, not the {format_size(need)} required")
     over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and u[r] > 1 + TOLERANCE),
                   reverse=True)
+    finite = [(float(u[r]), k) for k, u in b.util.items() if k != "capacity" and math.isfinite(u[r])]
     for u, k in over:
-        busy = f"{u:.0%} busy" if math.isfinite(u) else "saturated"
-        out.append(f"{WORDS.get(k, k)} would be {busy} at {format_ops(wl.rate)}")
+        if math.isfinite(u):
+            out.append(f"{WORDS.get(k, k)} would be {u:.0%} busy at {format_ops(wl.rate)}")
+            continue
+        # Slots fill without bound when a cap on their path is exactly saturated.
+        top_u, top_k = max(finite, default=(0.0, ""))
+        cause = f" ({WORDS.get(top_k, top_k)} is {top_u:.0%} busy)" if top_k else ""
+        out.append(f"{WORDS.get(k, k)} would fill without bound at {format_ops(wl.rate)}{cause}")
     limit = req.require.latency if req.require else None
     lat = float(b.latency[r])
     if limit is not None and not over and lat > limit * (1 + TOLERANCE):

@@ -270,7 +270,7 @@ class _Family:
         family = f"{level.id}{' large' if large else ''} {proto_id}"
         group = [f"{level.id}{' large' if large else ''} {proto_id}"] * len(self.rows)
         def variant(i: int) -> tuple:
-            return (rows_list[i][0], level.id, proto_id, large, shapes[i][0])
+            return (rows_list[i][0], level.id, proto_id, large)
 
         return Batch(family, cost, latency, {k: np.array(v) for k, v in util.items()}, group, config, facts,
                      variant)

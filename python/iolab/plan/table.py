@@ -42,9 +42,9 @@ class Batch:
     ``group[i]`` names the row's group for explanations (a VM size, a service level);
     ``facts(i)`` lists rules of the catalog that bear on row ``i``, each with the resource
     kind it limits (``("disk", "Standard_D4s_v5 takes at most 8 data disks")``);
-    ``config(i)`` rebuilds the row's configuration; rows of the same ``variant(i)`` and cost
-    differ only in a setting that does not change the price (nconnect, host caching), so
-    the ranking shows the best of them only.
+    ``config(i)`` rebuilds the row's configuration; rows of the same ``variant(i)`` differ
+    only in a setting such as nconnect or host caching, so the ranking shows the best of
+    them only.
     """
 
     family: str
@@ -59,9 +59,10 @@ class Batch:
     def __len__(self) -> int:
         return len(self.cost)
 
-    def max_util(self) -> np.ndarray:
-        """The highest utilization of each row over every resource kind."""
-        cols = [u for k, u in self.util.items()]
+    def max_util(self, capacity: bool = True) -> np.ndarray:
+        """The highest utilization of each row over every resource kind (``capacity`` too
+        unless told not to: headroom is about resources, not space)."""
+        cols = [u for k, u in self.util.items() if capacity or k != "capacity"]
         return np.max(np.vstack(cols), axis=0) if cols else np.zeros(len(self))
 
     def feasible(self, latency: float | None) -> np.ndarray:
