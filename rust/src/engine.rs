@@ -24,7 +24,8 @@ type Credit = (Option<f64>, Option<f64>);
 
 const NONE: u32 = u32::MAX;
 const ARRIVAL: u32 = 1 << 31;
-/// Most threads (IOs and fork branches) alive at once before a run stops as overloaded.
+/// Most threads (IOs and fork branches) alive at once, beyond twice the closed jobs'
+/// populations, before a run stops as overloaded.
 pub const MAX_LIVE: usize = 4_000_000;
 /// Events between two looks at the cancel flag (and two progress updates).
 const CHECK_EVERY: u64 = 4096;
@@ -89,6 +90,7 @@ pub struct Engine<'p> {
     hist: Vec<Histogram>,
     counted: u64,
     series: Series,
+    max_live: usize,
 }
 
 impl<'p> Engine<'p> {
@@ -112,6 +114,8 @@ impl<'p> Engine<'p> {
             hist: vec![Histogram::new(); p.classes.len()],
             counted: 0,
             series: Series::new(limits.ramp, limits.interval),
+            max_live: MAX_LIVE
+                + 2 * p.jobs.iter().filter(|j| j.rate.is_none()).map(|j| j.population as usize).sum::<usize>(),
         }
     }
 
@@ -169,7 +173,7 @@ impl<'p> Engine<'p> {
                 if control.cancel.load(Ordering::Relaxed) {
                     break Stop::Cancelled;
                 }
-                if self.threads.len() - self.free.len() > MAX_LIVE {
+                if self.threads.len() - self.free.len() > self.max_live {
                     break Stop::Overload;
                 }
             }

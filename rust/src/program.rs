@@ -35,7 +35,7 @@ impl std::error::Error for SimError {}
 /// Most blocks the cache tracks per job; a larger working set is tracked in coarser blocks.
 pub const MAX_TRACKED_BLOCKS: u64 = 1 << 22;
 /// Most IOs a closed job may keep in flight (a larger population needs a `rate`).
-pub const MAX_CLOSED_POPULATION: u64 = 10_000_000;
+pub const MAX_CLOSED_POPULATION: u64 = 1_000_000;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Tank {
