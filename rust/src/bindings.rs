@@ -117,6 +117,13 @@ impl Simulation {
     }
 }
 
+impl Drop for Simulation {
+    /// A simulation nobody can ask for any more stops (its thread ends on its own).
+    fn drop(&mut self) {
+        self.control.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
 #[pymodule]
 fn _sim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
