@@ -157,3 +157,42 @@ def test_nothing_feasible_text(iolab, tmp_path):
     assert r.code == 0, r.err
     assert "No configuration meets the requirements" in r.out
     assert "T_Small takes at most 2 data disks" in r.out
+
+
+def test_a_search_space_the_rules_empty(iolab, tmp_path):
+    # Standard_D16_v4 takes no premium disks and P30 is premium: nothing to evaluate.
+    path = tmp_path / "req.yaml"
+    path.write_text("version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 1000}\n"
+                    "search: {vms: [Standard_D16_v4], skus: [P30]}\n")
+    r = iolab("plan", str(path), "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert (doc["candidates"], doc["evaluated"], doc["feasible"], doc["nearest"]) == ([], 0, 0, [])
+    assert doc["excluded"] == ["Standard_D16_v4: takes no premium disks, and every SKU searched is premium",
+                               "P30: no VM searched takes premium disks"]
+    text = iolab("plan", str(path))
+    assert "No configuration can be built from the search space" in text.out
+
+
+def test_jobs_as_fio_command_lines_and_the_larger_load_wins(tmp_path):
+    from iolab.plan import Workload
+
+    # 16 KiB randrw 60/40: 20,000 IOPS are 327.68 MB/s; asking 400 MB/s as well makes the
+    # bandwidth the binding requirement: 400e6 / 16384 = 24,414.06 IOPS.
+    req = _requirements(tmp_path, """
+version: 1
+jobs:
+  - fio: "fio --name=x --rw=randrw --rwmixread=60 --bs=16k --iodepth=8 --ioengine=libaio --numjobs=2"
+require: {iops: 20000, bandwidth: 400MB/s}
+""")
+    wl = Workload.of(req)
+    assert wl.rate == pytest.approx(400e6 / 16384)
+    assert [(s.direction, s.share, s.bytes) for s in wl.streams] == [("read", 0.6, 16384), ("write", 0.4, 16384)]
+
+
+def test_public_api_names_exist():
+    import iolab.plan as plan
+
+    assert plan.__all__
+    for name in plan.__all__:
+        assert hasattr(plan, name), name

@@ -50,9 +50,12 @@ def _print(p: Plan, file: Path) -> None:
     console.print(f"[bold]Plan[/] for {file}: {wl.describe()} — {', '.join(parts)}{clients}")
     console.print(f"searched {p.evaluated:,} configurations ({req.search.kind}): {p.feasible:,} feasible")
     if not p.candidates:
-        console.print("[bold red]No configuration meets the requirements.[/] The nearest misses:")
-        for m in p.nearest:
-            console.print(f"  - {m.describe()}")
+        if p.evaluated:
+            console.print("[bold red]No configuration meets the requirements.[/] The nearest misses:")
+            for m in p.nearest:
+                console.print(f"  - {m.describe()}")
+        else:
+            console.print("[bold red]No configuration can be built from the search space.[/]")
         _excluded(p)
         return
     # Every candidate carries the same (required) IOPS and bandwidth: narrow terminals skip them.
