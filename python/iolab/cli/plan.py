@@ -86,11 +86,17 @@ def _print(p: Plan, file: Path) -> None:
         console.print("[bold]Why not the others[/]")
     for c in p.candidates[1:]:
         console.print(f"  #{c.rank} {c.config.describe()}: {c.why}")
-    for title, misses in (("cheaper, but failing:", p.rejected), ("other options:", p.others)):
+    # Feasible groups that only lack a price read best as one line.
+    unpriced = [m for m in p.others if m.feasible and m.monthly_cost is None]
+    others = [m for m in p.others if m not in unpriced]
+    for title, misses in (("cheaper, but failing:", p.rejected), ("other options:", others)):
         if misses:
             console.print(f"  {title}")
             for m in misses:
                 console.print(f"  - {m.describe()}")
+    if unpriced:
+        console.print("  feasible, but without a price in the catalog: "
+                      + "; ".join(m.config.describe() for m in unpriced))
     _excluded(p)
 
 

@@ -338,5 +338,5 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
         kind, u = b.binding(r)
         shown = format_duration(lat) if math.isfinite(lat) else "unbounded"
         out.append(f"mean latency {shown} over the required {format_duration(limit)} "
-                   f"({WORDS.get(kind, kind)} {u:.0%} busy)")
+                   f"({WORDS.get(kind, kind)} at {u:.0%})")
     return out or ["fails"]
