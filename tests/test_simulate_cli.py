@@ -70,3 +70,18 @@ def test_bad_options(iolab, args, words):
     assert r.code == 2, r.err
     for w in words:
         assert w in r.err
+
+
+def test_cold_host_cache_warms_up(iolab):
+    """A cold ReadOnly cache: predict gives the warm steady state (reads served by the cache, the
+    VM's cached limit saturated); the simulation starts with misses on the disks and a hit
+    ratio that grows interval by interval."""
+    predicted = iolab("predict", EXAMPLES / "sql-data-and-log.yaml", "--json").json()
+    assert predicted["bottleneck"]["kind"] == "vm-cache"
+    assert any("starts cold" in n for n in predicted["notes"])
+    sim = iolab("simulate", EXAMPLES / "sql-data-and-log.yaml", "--json", "--duration", "5s").json()
+    cache = sim["cache"][0]
+    ratios = [p["hit_ratio"] for p in cache["series"] if p["hit_ratio"] is not None]
+    assert ratios[0] < 0.01 and ratios[-1] > ratios[0]
+    assert cache["hit_ratio"] < 0.1
+    assert sim["iops"] < 0.5 * predicted["iops"]  # the disks carry the misses while cold

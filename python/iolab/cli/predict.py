@@ -17,10 +17,10 @@ from ..units import format_duration, format_ops, format_rate
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
 KIND_WORDS = {
-    "disk": "the disks", "vm": "the VM's uncached limit", "vm-cache": "the VM's cached limit",
-    "network": "the VM's network egress", "connection": "the client's connections",
-    "session": "the NFSv4.1 session slots", "service": "the service's throughput limit",
-    "device": "the device", "client": "the client",
+    "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
+    "network": "the VM's network egress caps", "connection": "the client's connections limit",
+    "session": "the NFSv4.1 session slots limit", "service": "the service's throughput limit caps",
+    "device": "the device limits", "client": "the client limits",
 }
 
 
@@ -43,6 +43,10 @@ def _bar(u: float, width: int = 20) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def explain(p: Prediction) -> str:
     """The bottleneck in one sentence."""
     b = p.solution.bottleneck
@@ -51,9 +55,9 @@ def explain(p: Prediction) -> str:
                 f"in flight ({p.solution.outstanding:g}); keep at least "
                 f"{p.solution.knee_outstanding:.0f} to reach {format_ops(p.upper_iops)}.")
     if b.kind in ("session", "connection") and b.id.startswith("s"):
-        return (f"{KIND_WORDS.get(b.kind, b.kind).capitalize()} limit it: {b.label} has {b.utilization:.1f}× "
+        return (f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} has {b.utilization:.1f}× "
                 "as many IOs wanting in as it has slots; the rest wait at the client.")
-    return f"{KIND_WORDS.get(b.kind, b.kind).capitalize()} limit it: {b.label} is {b.utilization:.1%} busy."
+    return f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} is {b.utilization:.1%} busy."
 
 
 def _print(p: Prediction, path: Path) -> None:

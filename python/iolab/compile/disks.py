@@ -142,10 +142,10 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: DiskVolume, jobs: li
                                    defaults.cache_hit_latency)
             miss_route = b.unloaded(cached(nbytes) + uncached(nbytes) + to_disk, disk_delay, disk_lat)
             if direction == "read":
-                if hit > 0:
-                    b.add_class(Class("", job, "read", mix * hit, nbytes, hit_route, "hit", cache_id))
-                if hit < 1:
-                    b.add_class(Class("", job, "read", mix * (1 - hit), nbytes, miss_route, "miss", cache_id))
+                # Both outcomes always exist: the simulator decides by block address (a cold
+                # cache misses at first even when the warm hit ratio is 1).
+                b.add_class(Class("", job, "read", mix * hit, nbytes, hit_route, "hit", cache_id))
+                b.add_class(Class("", job, "read", mix * (1 - hit), nbytes, miss_route, "miss", cache_id))
             elif caching == "readonly":
                 b.add_class(Class("", job, "write", mix, nbytes, miss_route, None, cache_id))
             else:  # readwrite: the app sees the cache; the flush loads VM and disks later
