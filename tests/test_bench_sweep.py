@@ -167,3 +167,19 @@ def test_cli_server_port_is_fios_default():
     from iolab.bench.hosts import DEFAULT_PORT
 
     assert cli_bench.DEFAULT_PORT == DEFAULT_PORT == 8765
+
+
+def test_a_sweep_refused_before_its_first_point_leaves_nothing(iolab, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_bench, "make_executor", lambda: FakeExecutor(VERSION, saturating))
+    data = tmp_path / "data.db"
+    data.write_bytes(b"keep")
+    r = iolab("bench", "run", "--target", data, "--rw", "randwrite", "--sweep", "iodepth=1,2",
+              "--db", tmp_path / "r.db")
+    assert r.code == 3 and data.read_bytes() == b"keep"
+    store = ResultsStore(tmp_path / "r.db")
+    assert store.ids() == [] and store._db.execute("SELECT COUNT(*) FROM sweeps").fetchone()[0] == 0
+
+
+def test_remote_target_must_be_absolute(iolab, tmp_path):
+    r = iolab("bench", "run", "--target", "data/dir", "--client", "127.0.0.2", "--db", tmp_path / "r.db")
+    assert r.code == 2 and "absolute path" in r.err

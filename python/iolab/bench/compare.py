@@ -80,8 +80,8 @@ def rows(measured: Mapping[str, Any], predicted_doc: Mapping[str, Any]) -> list[
     out: list[Row] = []
     scopes: list[tuple[str, Mapping[str, Any] | None, Mapping[str, Any] | None]] = [
         ("total", measured, predicted_doc)]
-    for d in ("read", "write"):
-        if d in measured or d in predicted_doc:
+    if all(d in measured for d in ("read", "write")):  # one direction alone repeats the total
+        for d in ("read", "write"):
             scopes.append((d, measured.get(d), predicted_doc.get(d)))
     pjobs = {j.get("name"): j for j in predicted_doc.get("jobs", [])}
     for job in measured.get("jobs", []):

@@ -149,7 +149,14 @@ def place(job: FioJob, target: Target, workspace: Workspace) -> FioJob:
 
 def place_remote(job: FioJob, directory: str, workspace: Workspace) -> FioJob:
     """Point `job` at a directory on a remote fio server: files named by iolab there, one
-    set per host (``$clientuid``), removed by fio at the end (``unlink=1``)."""
+    set per host (``$clientuid``), removed by fio at the end (``unlink=1``).
+
+    Raises InputError (``--target``) for a relative directory (a server's working directory
+    is its own) or one with characters a job file cannot hold.
+    """
+    if not directory.startswith("/"):
+        raise InputError(f"{directory!r} is relative; on remote hosts give the target directory's "
+                         "absolute path", field="--target")
     _check_writable(directory, "directory")
     options = _own_options(job)
     if job.filename is None:

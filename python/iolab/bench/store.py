@@ -220,6 +220,12 @@ class ResultsStore:
                              (_now(), json.dumps({k: list(v) for k, v in axes.items()})))
             return int(cur.lastrowid)
 
+    def drop_sweep(self, sweep_id: int) -> None:
+        """Delete a sweep that has no runs (a sweep refused before its first point)."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM sweeps WHERE id = ? AND id NOT IN"
+                       " (SELECT sweep_id FROM runs WHERE sweep_id IS NOT NULL)", (sweep_id,))
+
     def set_knee(self, sweep_id: int, knee: Mapping[str, Any] | None) -> None:
         with self._transaction() as db:
             db.execute("UPDATE sweeps SET knee = ? WHERE id = ?", (json.dumps(knee), sweep_id))

@@ -159,14 +159,19 @@ def run_sweep(bench: Any, request: Any, axes: Mapping[str, Sequence[Any]], *,
     bench.view.sweep(len(grid))
     records: list[RunRecord] = []
     curve: list[Point] = []
-    for params in grid:
-        record = bench.run(request, params=params, sweep_id=sweep_id)
-        records.append(record)
-        jobs = override(request.jobs, params)
-        hosts = max(1, len(getattr(request, "hosts", ()) or ()))
-        curve.append(point_of(record, sum(j.outstanding for j in jobs) * hosts))
-        if record.status == "interrupted":
-            break
+    hosts = max(1, len(getattr(request, "hosts", ()) or ()))
+    try:
+        for params in grid:
+            record = bench.run(request, params=params, sweep_id=sweep_id)
+            records.append(record)
+            jobs = override(request.jobs, params)
+            curve.append(point_of(record, sum(j.outstanding for j in jobs) * hosts))
+            if record.status == "interrupted":
+                break
+    except BaseException:
+        if not records:  # refused before its first point: leave no empty sweep behind
+            bench.store.drop_sweep(sweep_id)
+        raise
     knee = find_knee(curve, latency_target=latency_target, percentile=percentile)
     bench.store.set_knee(sweep_id, None if knee is None else {"params": dict(knee.params), "run_id": knee.run_id})
     return Sweep(sweep_id, {k: list(v) for k, v in axes.items()}, tuple(curve), knee, tuple(records))

@@ -139,17 +139,18 @@ def run(
                     result = bench.run(request)
         finally:
             view.close()
-        if axes and plot is not None and any(p.status == "ok" for p in result.curve):
+        plotted = axes and plot is not None and any(p.status == "ok" for p in result.curve)
+        if plotted:
             plot_sweep(plot, result, f"{source.name if source else 'bench'}: latency vs IOPS")
         if json_:
             doc = result.to_json()
-            if plot is not None:
+            if plotted:
                 doc["plot"] = str(plot)
             print_json(doc)
         elif axes:
             for part in sweep_view(result, store.path, target_s, latency_percentile):
                 console.print(part)
-            if plot is not None:
+            if plotted:
                 console.print(f"plot written to {plot}")
         else:
             for part in record_view(result, store.path):
