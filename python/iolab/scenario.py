@@ -18,7 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
-from .schema import load_yaml, validate
+from .schema import load_yaml, relative_files, top_level, validate
 from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
 
 __all__ = [
@@ -162,7 +162,7 @@ class Scenario:
         return Scenario(self.file, self.clients, self.volumes, jobs, self.catalog, self.ignored)
 
 
-_TOP = {"version", "clients", "volumes", "jobs", "catalog"}
+_TOP = ("version", "clients", "volumes", "jobs", "catalog")
 
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
@@ -171,29 +171,12 @@ def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list
     return parse_scenario(data, file=str(path), base=Path(path).parent, catalog_files=catalog_files)
 
 
-def _check_top(data: Any, file: str, allowed: set[str], what: str) -> dict:
-    if not isinstance(data, dict):
-        raise SchemaError(f"a {what} file must be a mapping with {', '.join(sorted(allowed))}", file=file)
-    for key in data:
-        if key not in allowed:
-            from .errors import nearest
-
-            hint = nearest(str(key), allowed)
-            raise SchemaError(
-                f"unknown field {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
-                + f" (allowed: {', '.join(sorted(allowed))})", file=file, field=str(key))
-    version = data.get("version", 1)
-    if version != 1:
-        raise SchemaError(f"unsupported version {version!r}: this iolab reads version 1", file=file, field="version")
-    return data
-
-
 def parse_scenario(data: Any, *, file: str = "scenario", base: Path | None = None,
                    catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
     """Validate parsed YAML data as a scenario (see :func:`load_scenario`)."""
     base = base or Path(".")
-    data = _check_top(data, file, _TOP, "scenario")
-    extra = list(catalog_files) + _catalog_entries(data.get("catalog"), file, base)
+    data = top_level(data, file=file, allowed=_TOP, what="scenario", expect="volumes and jobs")
+    extra = list(catalog_files) + relative_files(data.get("catalog"), file=file, base=base)
     catalog = load_catalog(extra)
     clients = validate(Clients, data.get("clients") or {}, file=file, root_field="clients")
     raw_volumes = data.get("volumes")
@@ -207,18 +190,6 @@ def parse_scenario(data: Any, *, file: str = "scenario", base: Path | None = Non
     scenario = Scenario(file, clients, volumes, jobs, catalog, ignored)
     check_rules(scenario)
     return scenario
-
-
-def _catalog_entries(value: Any, file: str, base: Path) -> list[Path]:
-    if value is None:
-        return []
-    items = value if isinstance(value, list) else [value]
-    out = []
-    for i, item in enumerate(items):
-        if not isinstance(item, str):
-            raise SchemaError(f"expected a catalog file path, got {item!r}", file=file, field=f"catalog[{i}]")
-        out.append(base / item)
-    return out
 
 
 def _volume(raw: Any, file: str, field: str) -> Volume:

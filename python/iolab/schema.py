@@ -67,6 +67,8 @@ __all__ = [
     "Duration",
     "PositiveDuration",
     "Fraction",
+    "top_level",
+    "relative_files",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -359,3 +361,40 @@ def _fields_at(model_cls: type[BaseModel], loc: Sequence[str | int]) -> list[str
 
 def _is_namedtuple(member: Any) -> bool:
     return isinstance(member, type) and issubclass(member, tuple) and hasattr(member, "_fields")
+
+
+def top_level(data: Any, *, file: str, allowed: Sequence[str], what: str, expect: str | None = None) -> dict:
+    """Check a document's top level: a mapping whose keys are all in ``allowed`` (an unknown
+    one names the nearest allowed key) and whose ``version`` (default 1) is 1. ``expect`` says
+    in words what the mapping holds (default: the allowed keys)."""
+    if not isinstance(data, dict):
+        raise SchemaError(f"a {what} file must be a mapping with {expect or ', '.join(allowed)}", file=file)
+    for key in data:
+        if key not in allowed:
+            hint = nearest(str(key), allowed, n=1)
+            raise SchemaError(f"unknown field {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
+                              + f" (allowed: {', '.join(allowed)})", file=file, field=str(key))
+    version = data.get("version", 1)
+    if version != 1:
+        raise SchemaError(f"unsupported version {version!r}: this iolab reads version 1", file=file,
+                          field="version")
+    return data
+
+
+def relative_files(value: Any, *, file: str, base: Path, field: str = "catalog") -> list[Path]:
+    """A path or list of paths given in a file (``catalog: [prices.yaml]``), resolved relative
+    to ``base`` (the file's directory); each must name an existing file."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for i, item in enumerate(items):
+        where = f"{field}[{i}]" if isinstance(value, list) else field
+        if not isinstance(item, str) or not item:
+            raise SchemaError(f"expected a file path, got {item!r}", file=file, field=where)
+        path = base / item
+        if not path.is_file():
+            raise SchemaError(f"file {str(path)!r} not found (paths are relative to this file)", file=file,
+                              field=where)
+        out.append(path)
+    return out

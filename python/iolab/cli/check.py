@@ -49,7 +49,7 @@ def check(
 ) -> None:
     """Validate a scenario or requirements file and summarise it."""
     data = load_yaml(file)
-    if isinstance(data, dict) and "require" in data:
+    if isinstance(data, dict) and ("require" in data or "pool" in data):
         from ..plan import load_requirements
 
         req = load_requirements(file, catalog or ())

@@ -34,9 +34,10 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from ..catalog import Catalog, load_catalog
-from ..errors import SchemaError, nearest
+from ..errors import SchemaError
 from ..scenario import ScenarioJob, parse_jobs
-from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, load_yaml, validate
+from ..schema import (FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, load_yaml,
+                      relative_files, top_level, validate)
 
 __all__ = [
     "Require",
@@ -194,8 +195,9 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
                        catalog_files: tuple[str | Path, ...] | list = ()) -> Requirements:
     """Validate parsed YAML data as a requirements file (see :func:`load_requirements`)."""
     base = base or Path(".")
-    data = _top(data, file)
-    catalog = load_catalog(list(catalog_files) + _catalog_entries(data.get("catalog"), file, base))
+    data = top_level(data, file=file, allowed=TOP_LEVEL, what="requirements",
+                     expect="jobs, require and search (or pool)")
+    catalog = load_catalog(list(catalog_files) + relative_files(data.get("catalog"), file=file, base=base))
     if "pool" in data:
         for other in ("jobs", "require", "search", "clients"):
             if other in data:
@@ -231,34 +233,3 @@ def _sized(job: ScenarioJob, per_client: int) -> ScenarioJob:
     return replace(job, fio=replace(fio, size=max(1, math.ceil(per_client / fio.numjobs))))
 
 
-def _top(data: Any, file: str) -> dict:
-    if not isinstance(data, dict):
-        raise SchemaError("a requirements file must be a mapping with jobs, require and search (or pool)",
-                          file=file)
-    for key in data:
-        if key not in TOP_LEVEL:
-            hint = nearest(str(key), TOP_LEVEL, n=1)
-            raise SchemaError(f"unknown field {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
-                              + f" (allowed: {', '.join(TOP_LEVEL)})", file=file, field=str(key))
-    version = data.get("version", 1)
-    if version != 1:
-        raise SchemaError(f"unsupported version {version!r}: this iolab reads version 1", file=file,
-                          field="version")
-    return data
-
-
-def _catalog_entries(value: Any, file: str, base: Path) -> list[Path]:
-    if value is None:
-        return []
-    items = value if isinstance(value, list) else [value]
-    out = []
-    for i, item in enumerate(items):
-        where = f"catalog[{i}]" if isinstance(value, list) else "catalog"
-        if not isinstance(item, str) or not item:
-            raise SchemaError(f"expected a catalog file path, got {item!r}", file=file, field=where)
-        path = base / item
-        if not path.is_file():
-            raise SchemaError(f"catalog file {str(path)!r} not found (paths are relative to this file)",
-                              file=file, field=where)
-        out.append(path)
-    return out
