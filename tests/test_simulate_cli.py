@@ -85,3 +85,23 @@ def test_cold_host_cache_warms_up(iolab):
     assert ratios[0] < 0.01 and ratios[-1] > ratios[0]
     assert cache["hit_ratio"] < 0.1
     assert sim["iops"] < 0.5 * predicted["iops"]  # the disks carry the misses while cold
+
+
+def test_ctrl_c_stops_cleanly_with_a_partial_result(tmp_path):
+    """SIGINT during a long simulation: exit 0, one JSON document, marked partial."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "iolab", "simulate", str(EXAMPLES / "oltp-ds13-p30.yaml"),
+                             "--json", "--ios", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    doc = json.loads(out)
+    assert doc["partial"] is True
+    assert 0 < doc["ios"] < 2_000_000_000 and doc["iops"] > 10000
