@@ -186,14 +186,33 @@ def test_remote_target_that_fio_cannot_read_is_bad_input(iolab, target, tmp_path
     assert r.code == 2 and "--target" in r.err and "';'" in r.err
 
 
+SCALE_OUT = """version: 1
+clients: {count: %d}
+volumes:
+  local:
+    device: {iops: 1000000, bandwidth: 10GB/s, read_latency: 100us}
+jobs:
+  - {name: probe, rw: randread, bs: 4k, size: 4m}
+"""
+
+
 def test_hosts_are_driven_separately_and_add_up(iolab, servers, remote_target, direct, tmp_path):
     target = remote_target
     hosts = servers(3)
     clients = [a for _, address, port in hosts for a in ("--client", f"{address}:{port}")]
-    r = iolab("bench", "run", "--target", str(target), "--rw", "randread", *SMALL, *direct, *clients,
+    scenario = tmp_path / "scale-out.yaml"
+    scenario.write_text(SCALE_OUT % 3)
+    r = iolab("bench", "run", scenario, "--target", str(target), "--runtime", "1", *direct, *clients,
               "--db", tmp_path / "r.db", "--json")
     assert r.code == 0, r.err
     doc = r.json()
+    # the scale-out's prediction sits beside it: three clients, each with one IO in flight
+    from iolab.prediction import predict
+    from iolab.scenario import load_scenario
+
+    one = tmp_path / "one.yaml"
+    one.write_text(SCALE_OUT % 1)
+    assert doc["predicted"]["iops"] == pytest.approx(3 * predict(load_scenario(one)).iops, rel=0.01)
     assert [h["host"] for h in doc["hosts"]] == [f"{a}:{p}" for _, a, p in hosts]
     assert all(h["status"] == "ok" and h["iops"] > 0 for h in doc["hosts"])
     assert doc["iops"] == pytest.approx(sum(h["iops"] for h in doc["hosts"]))
