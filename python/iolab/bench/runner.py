@@ -113,7 +113,7 @@ class Bench:
         else:
             record = self._local(request, jobs)
         record = replace(record, params=params, predicted=prediction, sweep_id=sweep_id,
-                       scenario=getattr(request.scenario, "file", None))
+                         scenario=getattr(request.scenario, "file", None))
         run_id = self.store.save(record)
         record = record.with_id(run_id)
         self.view.end(summary_line(record))
