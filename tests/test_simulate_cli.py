@@ -23,6 +23,8 @@ def test_simulation_agrees_with_analytic(iolab, name):
     if burst and (burst["duration"] is None or simulated["duration"] < burst["duration"]):
         expected = burst["iops"]  # the simulation starts with full credits and is still bursting
     assert simulated["iops"] == pytest.approx(expected, rel=0.05)
+    if not burst:
+        assert simulated["bottleneck"]["kind"] == predicted["bottleneck"]["kind"]
     assert KEYS <= set(simulated["latency"])
 
 

@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..analytic import SATURATION
 from ..compile import compile_scenario
 from ..errors import SchemaError
 from ..plot import check_plot_path, simulation_charts
@@ -32,6 +33,20 @@ def _duration(text: str | None, option: str) -> float | None:
         raise
     except ValueError as e:
         raise SchemaError(str(e), field=option) from None
+
+
+def bottleneck(sim: Simulation) -> dict:
+    """As predict names it: the busiest cap when at least 90 % busy; else a slot limit whose
+    slots are nearly always all in use; else ``concurrency``."""
+    caps = [r for r in sim.resources if r.slots is None]
+    slots = [r for r in sim.resources if r.slots is not None]
+    top = max(caps, key=lambda r: r.utilization, default=None)
+    if top is not None and top.utilization >= SATURATION:
+        return {"resource": top.resource, "kind": top.kind, "utilization": top.utilization}
+    full = max(slots, key=lambda r: r.utilization, default=None)
+    if full is not None and full.utilization >= 0.99:
+        return {"resource": full.resource, "kind": full.kind, "utilization": full.utilization}
+    return {"resource": "concurrency", "kind": "concurrency", "utilization": top.utilization if top else 0.0}
 
 
 def _print(sim: Simulation, path: Path) -> None:
@@ -55,6 +70,8 @@ def _print(sim: Simulation, path: Path) -> None:
     for res in sorted(sim.resources, key=lambda x: -x.utilization):
         r.add_row(res.resource, res.kind, f"{res.utilization:.1%}", f"{res.throttled:.3g}")
     console.print(r)
+    b = bottleneck(sim)
+    console.print(f"[bold]Bottleneck:[/] {b['resource']} ({b['kind']}, {b['utilization']:.1%})")
     for c in sim.cache:
         if c.hit_ratio is not None:
             console.print(f"host cache {c.resource}: {c.hit_ratio:.1%} of {c.lookups:,} reads hit")
@@ -123,6 +140,7 @@ def simulate(
                                                  for p in c.series]) for c in sim.credits])
     if json_:
         doc = sim.to_json()
+        doc["bottleneck"] = bottleneck(sim)
         if plot is not None:
             doc["plot"] = str(plot)
         print_json(doc)
