@@ -55,7 +55,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-DB_OPTION = typer.Option(None, "--db", help="The results database (default: results.db in the user's data directory).",
+DB_OPTION = typer.Option(None, "--db", metavar="PATH", help="The results database (default: results.db in the user's data directory).",
                          show_default=False)
 
 
@@ -64,34 +64,34 @@ DB_OPTION = typer.Option(None, "--db", help="The results database (default: resu
 @app.command("run")
 def run(
     source: Optional[Path] = typer.Argument(None, help="A scenario (.yaml) or a fio job file; omit for fio-style flags."),
-    target: str = typer.Option(..., "--target", help="Where to run: a directory (iolab creates and removes its "
+    target: str = typer.Option(..., "--target", metavar="PATH", help="Where to run: a directory (iolab creates and removes its "
                                "own files there), or a file or device (writes need --destructive)."),
-    rw: Optional[str] = typer.Option(None, "--rw", help="fio rw: read, write, randread, randwrite, rw, randrw, ..."),
-    bs: Optional[str] = typer.Option(None, "--bs", help="Block size, fio's units (4k = 4096 bytes)."),
-    iodepth: Optional[str] = typer.Option(None, "--iodepth", help="IOs in flight per job (async engines)."),
-    numjobs: Optional[str] = typer.Option(None, "--numjobs", help="Clones of each job."),
-    size: Optional[str] = typer.Option(None, "--size", help="Bytes of file per job, fio's units (default 1g)."),
-    rwmixread: Optional[str] = typer.Option(None, "--rwmixread", help="Percent reads in a mixed pattern."),
-    ioengine: Optional[str] = typer.Option(None, "--ioengine", help="fio ioengine (psync, libaio, io_uring, ...)."),
-    runtime: Optional[str] = typer.Option(None, "--runtime", help="How long each job runs (30, 500ms, 2m); "
+    rw: Optional[str] = typer.Option(None, "--rw", metavar="RW", help="fio rw: read, write, randread, randwrite, rw, randrw, ..."),
+    bs: Optional[str] = typer.Option(None, "--bs", metavar="SIZE", help="Block size, fio's units (4k = 4096 bytes)."),
+    iodepth: Optional[str] = typer.Option(None, "--iodepth", metavar="N", help="IOs in flight per job (async engines)."),
+    numjobs: Optional[str] = typer.Option(None, "--numjobs", metavar="N", help="Clones of each job."),
+    size: Optional[str] = typer.Option(None, "--size", metavar="SIZE", help="Bytes of file per job, fio's units (default 1g)."),
+    rwmixread: Optional[str] = typer.Option(None, "--rwmixread", metavar="PCT", help="Percent reads in a mixed pattern."),
+    ioengine: Optional[str] = typer.Option(None, "--ioengine", metavar="NAME", help="fio ioengine (psync, libaio, io_uring, ...)."),
+    runtime: Optional[str] = typer.Option(None, "--runtime", metavar="T", help="How long each job runs (30, 500ms, 2m); "
                                           "default: the job's own, else 30 s."),
-    ramp: Optional[str] = typer.Option(None, "--ramp", help="Warm-up before measuring (fio's ramp_time)."),
+    ramp: Optional[str] = typer.Option(None, "--ramp", metavar="T", help="Warm-up before measuring (fio's ramp_time)."),
     direct: Optional[bool] = typer.Option(None, "--direct/--no-direct", help="O_DIRECT (default: the job's own, else on).",
                                           show_default=False),
-    sweep: Optional[list[str]] = typer.Option(None, "--sweep", help="Run a curve: iodepth=1,2,4 (also numjobs=, "
+    sweep: Optional[list[str]] = typer.Option(None, "--sweep", metavar="NAME=V1,V2,...", help="Run a curve: iodepth=1,2,4 (also numjobs=, "
                                               "bs=, rwmixread=); several make a product.", show_default=False),
-    latency_target: Optional[str] = typer.Option(None, "--latency-target", help="Knee: the highest IOPS whose "
+    latency_target: Optional[str] = typer.Option(None, "--latency-target", metavar="T", help="Knee: the highest IOPS whose "
                                                  "latency at --latency-percentile meets this (e.g. 2ms)."),
-    latency_percentile: float = typer.Option(99.0, "--latency-percentile", help="50, 90, 99, 99.9 or 99.99."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="With --sweep: draw latency against IOPS (.png/.svg)."),
-    client: Optional[list[str]] = typer.Option(None, "--client", help="Run on this fio server, HOST[:PORT] "
+    latency_percentile: float = typer.Option(99.0, "--latency-percentile", metavar="P", help="50, 90, 99, 99.9 or 99.99."),
+    plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep: draw latency against IOPS (.png/.svg)."),
+    client: Optional[list[str]] = typer.Option(None, "--client", metavar="HOST[:PORT]", help="Run on this fio server, HOST[:PORT] "
                                                "(repeatable).", show_default=False),
-    clients: Optional[Path] = typer.Option(None, "--clients", help="A file of fio servers, one HOST[:PORT] a line."),
-    volume: Optional[str] = typer.Option(None, "--volume", help="The scenario volume --target stands for."),
+    clients: Optional[Path] = typer.Option(None, "--clients", metavar="FILE", help="A file of fio servers, one HOST[:PORT] a line."),
+    volume: Optional[str] = typer.Option(None, "--volume", metavar="NAME", help="The scenario volume --target stands for."),
     destructive: bool = typer.Option(False, "--destructive", help="Allow writes to an existing file or an "
                                      "unmounted device (destroys its data)."),
     db: Optional[Path] = DB_OPTION,
-    fio: str = typer.Option("fio", "--fio", help="The fio program to run."),
+    fio: str = typer.Option("fio", "--fio", metavar="PROGRAM", help="The fio program to run."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     json_: bool = JSON_OPTION,
 ) -> None:
@@ -167,10 +167,10 @@ def run(
 
 @app.command("server")
 def server(
-    bind: str = typer.Option(..., "--bind", help="The address to listen on: a private one (fio's server has no "
+    bind: str = typer.Option(..., "--bind", metavar="ADDR", help="The address to listen on: a private one (fio's server has no "
                              "authentication)."),
-    port: int = typer.Option(DEFAULT_PORT, "--port", help="TCP port."),
-    fio: str = typer.Option("fio", "--fio", help="The fio program to run."),
+    port: int = typer.Option(DEFAULT_PORT, "--port", metavar="PORT", help="TCP port."),
+    fio: str = typer.Option("fio", "--fio", metavar="PROGRAM", help="The fio program to run."),
 ) -> None:
     """Run a fio server in the foreground for multi-host runs (Ctrl-C stops it)."""
     from ..bench.hosts import server_argv

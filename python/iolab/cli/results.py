@@ -38,8 +38,8 @@ def _open(db: Path | None, *, must_exist: bool = True) -> Any:
 @app.command("list")
 def list_(
     db: Optional[Path] = DB_OPTION,
-    sweep: Optional[int] = typer.Option(None, "--sweep", help="Only the runs of this sweep id."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="At most this many, newest first."),
+    sweep: Optional[int] = typer.Option(None, "--sweep", metavar="ID", help="Only the runs of this sweep id."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, metavar="N", help="At most this many, newest first."),
     json_: bool = JSON_OPTION,
 ) -> None:
     """List stored runs, newest first, with their total figures."""
