@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from iolab.bench.executor import _die_with_parent
 from iolab.bench.safety import SystemProbe
 from iolab.bench.store import ResultsStore
 
@@ -145,7 +146,8 @@ def servers():
             address = f"127.0.0.{i}"
             port = _free_port(address)
             proc = subprocess.Popen([FIO, f"--server=ip:{address},{port}"], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True)
+                                    stderr=subprocess.DEVNULL, start_new_session=True,
+                                    preexec_fn=_die_with_parent)  # gone even if pytest is killed
             started.append((proc, address, port))
         deadline = time.monotonic() + 10
         for proc, address, port in started:
@@ -179,6 +181,26 @@ def kill_group(proc: subprocess.Popen) -> None:
                 except ProcessLookupError:
                     pass
     proc.wait(timeout=10)
+
+
+def test_bench_server_listens_on_its_address_and_stops_on_ctrl_c():
+    port = _free_port("127.0.0.5")
+    proc = subprocess.Popen([sys.executable, "-m", "iolab", "bench", "server", "--bind", "127.0.0.5", "--port",
+                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 15
+        while not _answers("127.0.0.5", port):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        assert not _answers("127.0.0.1", port)  # bound to its address only
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 130
+        assert not _answers("127.0.0.5", port)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def test_remote_target_that_fio_cannot_read_is_bad_input(iolab, target, tmp_path):
