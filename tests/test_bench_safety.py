@@ -108,6 +108,20 @@ def test_mounted_block_device_refused_even_when_destructive(mounts, swaps, famil
         check_jobs(target, [job("write")], destructive=True, probe=probe)
 
 
+def test_mounted_device_found_by_number_when_the_table_names_it_oddly():
+    # the mount table says /dev/root; mountinfo's device number still matches
+    probe = fake_device(mount_text="/dev/root / ext4 rw 0 0\n", mounted={"254:0": "/"}, ids={"/dev/sdz": "254:0"})
+    with pytest.raises(SafetyError, match=r"device 254:0\) is mounted at /"):
+        check_jobs(inspect_target("/dev/sdz", probe), [job("write")], destructive=True, probe=probe)
+
+
+def test_real_mountinfo_knows_the_root_filesystem():
+    from iolab.bench.safety import SystemProbe
+
+    ids = SystemProbe().mounted_ids()
+    assert "/" in ids.values() and all(":" in k for k in ids)
+
+
 def test_character_device_write_refused(tmp_path):
     target = inspect_target("/dev/null")
     assert target.kind == "char"

@@ -20,8 +20,9 @@ The rules:
 - Symlinks are resolved before any check; paths may hold spaces or shell characters (fio
   runs without a shell, in the target directory, so the path never enters a job file).
 
-Reading the machine (file kinds, the mount table, ``/proc/swaps``, ``/sys/class/block``)
-goes through :class:`Probe`; :class:`FakeProbe` stands in for it in tests.
+Reading the machine (file kinds, the mount table and ``mountinfo``, ``/proc/swaps``,
+``/sys/class/block``) goes through :class:`Probe`; :class:`FakeProbe` stands in for it in
+tests.
 """
 
 from __future__ import annotations
@@ -128,6 +129,13 @@ class Probe(Protocol):
         """Whether files in `directory` open with O_DIRECT (tried on a new file `name`,
         removed afterwards); False only when the filesystem refuses it (EINVAL)."""
 
+    def mounted_ids(self) -> dict[str, str]:
+        """Mounted devices by number (``"8:1"``) with their mount points, from
+        ``/proc/self/mountinfo`` (catches sources the mount table names oddly, ``/dev/root``)."""
+
+    def device_id(self, path: Path) -> str | None:
+        """The device number (``"8:1"``) of a device node, None when it is not one."""
+
 
 class SystemProbe:
     """The real machine: ``os.stat``, ``/proc`` and ``/sys/class/block``."""
@@ -185,6 +193,23 @@ class SystemProbe:
                 todo.append(child)
         return found
 
+    def mounted_ids(self) -> dict[str, str]:
+        ids: dict[str, str] = {}
+        for line in self._read("/proc/self/mountinfo").splitlines():
+            parts = line.split()
+            if len(parts) > 4 and ":" in parts[2]:
+                ids.setdefault(parts[2], _unescape(parts[4]))
+        return ids
+
+    def device_id(self, path: Path) -> str | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not (stat.S_ISBLK(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+            return None
+        return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+
     def direct_io(self, directory: Path, name: str) -> bool:
         flag = getattr(os, "O_DIRECT", 0)
         if not flag:
@@ -205,13 +230,16 @@ class SystemProbe:
 
 @dataclass
 class FakeProbe:
-    """A machine described in memory: kinds by path (others are read from disk), tables as text."""
+    """A machine described in memory: kinds by path (others are read from disk), tables as
+    text, mounted device numbers and the numbers of device nodes by path."""
 
     kinds: dict[str, str] = field(default_factory=dict)
     mount_text: str = ""
     swap_text: str = ""
     families: dict[str, set[str]] = field(default_factory=dict)
     direct: bool = True
+    mounted: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, str] = field(default_factory=dict)
 
     def kind(self, path: Path) -> str:
         if str(path) in self.kinds:
@@ -229,6 +257,12 @@ class FakeProbe:
 
     def direct_io(self, directory: Path, name: str) -> bool:
         return self.direct
+
+    def mounted_ids(self) -> dict[str, str]:
+        return dict(self.mounted)
+
+    def device_id(self, path: Path) -> str | None:
+        return self.ids.get(str(path))
 
 
 @dataclass(frozen=True)
@@ -302,6 +336,12 @@ def _mounted_reason(device: Path, probe: Probe) -> str | None:
             if src in family:
                 what = "it" if src == device else str(src)
                 return f"{what} is mounted at {m.mountpoint}"
+    mounted = probe.mounted_ids()
+    for member in sorted(family):
+        number = probe.device_id(member)
+        if number is not None and number in mounted:
+            what = "it" if member == device else str(member)
+            return f"{what} (device {number}) is mounted at {mounted[number]}"
     for line in probe.swaps().splitlines()[1:]:
         parts = line.split()
         if parts and parts[0].startswith("/"):
