@@ -183,3 +183,21 @@ def test_a_sweep_refused_before_its_first_point_leaves_nothing(iolab, monkeypatc
 def test_remote_target_must_be_absolute(iolab, tmp_path):
     r = iolab("bench", "run", "--target", "data/dir", "--client", "127.0.0.2", "--db", tmp_path / "r.db")
     assert r.code == 2 and "absolute path" in r.err
+
+
+def test_sweep_of_a_scenario_carries_the_prediction_at_every_point(iolab, monkeypatch, tmp_path):
+    monkeypatch.setattr(cli_bench, "make_executor", lambda: FakeExecutor(VERSION, saturating))
+    scenario = tmp_path / "local.yaml"
+    scenario.write_text("version: 1\nvolumes:\n  local:\n    device: {iops: 4000, bandwidth: 1GB/s, read_latency: 1ms}\n"
+                        "jobs:\n  - {name: bench, rw: randread, bs: 4k, ioengine: libaio, size: 4m}\n")
+    plot = tmp_path / "curve.svg"
+    r = iolab("bench", "run", scenario, "--target", tmp_path, "--sweep", "iodepth=1,4,16", "--plot", plot,
+              "--db", tmp_path / "r.db", "--json")
+    assert r.code == 0, r.err
+    points = r.json()["points"]
+    predicted = [p["predicted"]["iops"] for p in points]
+    assert predicted[0] == pytest.approx(1000, rel=0.05) and predicted == sorted(predicted)
+    assert predicted[-1] <= 4000 * 1.001
+    assert plot.read_text().lstrip().startswith("<?xml") and "predicted" in plot.read_text()
+    r = iolab("bench", "run", scenario, "--target", tmp_path, "--sweep", "iodepth=1,4", "--db", tmp_path / "r.db")
+    assert "predicted IOPS" in r.out and "1.00" in r.out  # the fake device behaves as predicted at QD 1
