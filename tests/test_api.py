@@ -12,7 +12,7 @@ import pytest
 import iolab
 
 MODULES = ["iolab", "iolab.errors", "iolab.units", "iolab.network", "iolab.analytic", "iolab.scenario",
-           "iolab.prediction", "iolab.compile", "iolab.plot", "iolab.catalog", "iolab.fio", "iolab.sim", "iolab.plan", "iolab.schema"]
+           "iolab.prediction", "iolab.compile", "iolab.plot", "iolab.catalog", "iolab.fio", "iolab.sim", "iolab.plan", "iolab.schema", "iolab.bench"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -306,3 +306,14 @@ def test_render_parse_round_trip(jobs):
     jobs = [j.replace(bs_write=None) if j.bs_write == j.bs else j for j in jobs]
     again = parse_jobfile(render_jobfile(jobs))
     assert [fields(j) for j in again] == [fields(j) for j in jobs]
+
+
+def test_fio_keywords_in_filename_format_are_left_to_fio():
+    """fio fills in $jobname, $jobnum, $filenum and $clientuid itself (a stored job file must
+    load again)."""
+    from iolab.fio import parse_jobfile, render_jobfile
+
+    text = "[x]\nrw=read\nfilename_format=$jobname.$jobnum.$filenum.$clientuid\n"
+    job = parse_jobfile(text, source="t.fio")[0]
+    assert job.options["filename_format"] == "$jobname.$jobnum.$filenum.$clientuid"
+    assert parse_jobfile(render_jobfile([job]), source="again.fio")[0].options == job.options

@@ -278,6 +278,8 @@ def parse_fio_bool(text: str) -> bool:
 
 
 _VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+)")
+#: Keywords fio itself fills in per job and file (``filename_format``): left as written.
+FIO_KEYWORDS = frozenset({"jobname", "jobnum", "filenum", "clientuid"})
 
 
 def _known_names() -> list[str]:
@@ -303,6 +305,8 @@ def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, 
 
     def sub(m: re.Match[str]) -> str:
         var = m.group("name") or m.group("word")
+        if m.group("word") in FIO_KEYWORDS:
+            return m.group(0)
         if env is not None and var in env:
             return str(env[var])
         raise SchemaError(f"fio would expand ${var} from its environment; iolab does not read the "
