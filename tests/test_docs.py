@@ -2,7 +2,8 @@
 
 A page shows commands in ```console blocks as lines starting with ``$ iolab``. A command
 is expected to exit 0 unless the line ends with ``# exit N``. ``$TMP`` in a command is a
-fresh temporary directory (for bench targets and databases).
+temporary directory of the page's own, shared by its commands in the order they appear (a
+benchmark stores a run that a later ``iolab results`` command reads).
 """
 
 from __future__ import annotations
@@ -40,10 +41,55 @@ def test_docs_have_examples():
     assert len(COMMANDS) >= 1
 
 
+@pytest.fixture(scope="module")
+def page_dirs(tmp_path_factory):
+    dirs: dict[str, Path] = {}
+
+    def get(page: str) -> Path:
+        if page not in dirs:
+            dirs[page] = tmp_path_factory.mktemp(page.replace(".", "-"))
+        return dirs[page]
+
+    return get
+
+
 @pytest.mark.parametrize("page,command,expected", COMMANDS, ids=[f"{p}:{c}" for p, c, _ in COMMANDS])
-def test_documented_command(page, command, expected, iolab, tmp_path, monkeypatch):
+def test_documented_command(page, command, expected, iolab, page_dirs, monkeypatch):
+    tmp = page_dirs(page)
     monkeypatch.chdir(ROOT)
-    monkeypatch.setenv("TMP", str(tmp_path))
-    argv = [a.replace("$TMP", str(tmp_path)) for a in shlex.split(command)][1:]
+    monkeypatch.setenv("TMP", str(tmp))
+    argv = [a.replace("$TMP", str(tmp)) for a in shlex.split(command)][1:]
     result = iolab(*argv)
     assert result.code == expected, f"{page}: `{command}` exited {result.code}\n{result.out}\n{result.err}"
+
+
+def _cli_options() -> list[tuple[str, tuple[str, ...]]]:
+    """(command path, spellings of one option) for every option of every command."""
+    import typer
+
+    from iolab.cli import app
+
+    out = []
+
+    def walk(cmd, path):
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, f"{path} {name}".strip())
+            return
+        for param in cmd.params:
+            spellings = tuple(o for o in (*param.opts, *getattr(param, "secondary_opts", ())) if o.startswith("--"))
+            if spellings and "--help" not in spellings:
+                out.append((path, spellings))
+
+    walk(typer.main.get_command(app), "")
+    return out
+
+
+@pytest.mark.parametrize("path,spellings", _cli_options(), ids=lambda v: v if isinstance(v, str) else v[0])
+def test_every_option_has_an_executed_example(path, spellings):
+    """Every command's every option appears in a documented command line that this file runs."""
+    lines = [c for _, c, _ in COMMANDS if c.startswith(f"iolab {path} ") or c == f"iolab {path}"]
+    assert lines, f"no documented example of `iolab {path}`"
+    assert any(any(f" {s}" in f" {c} " for s in spellings) for c in lines), \
+        f"`iolab {path}`: no documented example uses {' or '.join(spellings)}"

@@ -18,7 +18,7 @@ err_console = Console(stderr=True)
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout, nothing else there.")
 CATALOG_OPTION = typer.Option(
     None, "--catalog", help="An extra catalog file that adds and overrides entries (repeatable).",
-    show_default=False,
+    show_default=False, metavar="FILE",
 )
 
 
