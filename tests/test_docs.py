@@ -93,3 +93,27 @@ def test_every_option_has_an_executed_example(path, spellings):
     assert lines, f"no documented example of `iolab {path}`"
     assert any(any(f" {s}" in f" {c} " for s in spellings) for c in lines), \
         f"`iolab {path}`: no documented example uses {' or '.join(spellings)}"
+
+
+def _model_fields(model, prefix=""):
+    """Dotted names of a pydantic model's fields, nested models included."""
+    from pydantic import BaseModel
+    import typing
+
+    for name, info in model.model_fields.items():
+        yield name
+        for arg in (info.annotation, *typing.get_args(info.annotation)):
+            for inner in (arg, *typing.get_args(arg)):
+                if isinstance(inner, type) and issubclass(inner, BaseModel):
+                    yield from _model_fields(inner)
+
+
+def test_every_scenario_field_is_documented():
+    """Each field of the scenario schema is named in docs/scenario.md."""
+    from iolab import scenario
+
+    text = (ROOT / "docs" / "scenario.md").read_text()
+    for model in (scenario.Clients, scenario.DiskVolume, scenario.ShareVolume, scenario.DeviceVolume):
+        for field in _model_fields(model):
+            assert f"`{field}" in text or f".{field}`" in text or f"{field}`" in text, \
+                f"{model.__name__}.{field} is not documented in docs/scenario.md"
