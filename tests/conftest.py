@@ -45,3 +45,18 @@ def iolab(capsys, monkeypatch, tmp_path):
         return Result(code, cap.out, cap.err)
 
     return call
+
+
+@pytest.fixture
+def plan(iolab, tmp_path):
+    """Write a requirements file and run `iolab plan FILE --json` with the small test catalog
+    (``tests/data/plan/catalog.yaml``); returns the JSON document."""
+
+    def run(text: str, *extra: str):
+        path = tmp_path / "req.yaml"
+        path.write_text(text)
+        r = iolab("plan", str(path), "--json", "--catalog", str(DATA / "plan" / "catalog.yaml"), *extra)
+        assert r.code == 0, r.err
+        return r.json()
+
+    return run

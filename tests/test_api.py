@@ -4,6 +4,7 @@ the installed distribution's."""
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from importlib.metadata import version
 from pathlib import Path
 
@@ -11,8 +12,11 @@ import pytest
 
 import iolab
 
+# The public modules: the package's own and every module of iolab.bench (each declares __all__).
 MODULES = ["iolab", "iolab.errors", "iolab.units", "iolab.network", "iolab.analytic", "iolab.scenario",
-           "iolab.prediction", "iolab.compile", "iolab.plot", "iolab.catalog", "iolab.fio", "iolab.sim", "iolab.plan", "iolab.schema", "iolab.bench"]
+           "iolab.prediction", "iolab.compile", "iolab.plot", "iolab.catalog", "iolab.fio", "iolab.sim",
+           "iolab.plan", "iolab.schema", "iolab.bench",
+           *(f"iolab.bench.{m.name}" for m in pkgutil.iter_modules(importlib.import_module("iolab.bench").__path__))]
 
 
 @pytest.mark.parametrize("name", MODULES)

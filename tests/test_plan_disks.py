@@ -15,23 +15,7 @@ import math
 
 import pytest
 
-from conftest import DATA
 
-CATALOG = DATA / "plan" / "catalog.yaml"
-
-
-@pytest.fixture
-def plan(iolab, tmp_path):
-    """Write a requirements file and run `iolab plan FILE --json --catalog CATALOG`."""
-
-    def run(text: str, *extra: str):
-        path = tmp_path / "req.yaml"
-        path.write_text(text)
-        r = iolab("plan", str(path), "--json", "--catalog", str(CATALOG), *extra)
-        assert r.code == 0, r.err
-        return r.json()
-
-    return run
 
 
 def req(vms: str, skus: str, iops: int = 5400, extra: str = "", caching: str = "[none]") -> str:

@@ -16,22 +16,8 @@ import math
 
 import pytest
 
-from conftest import DATA
 
-CATALOG = DATA / "plan" / "catalog.yaml"
 GiB, TiB, MiB = 2**30, 2**40, 2**20
-
-
-@pytest.fixture
-def plan(iolab, tmp_path):
-    def run(text: str, *extra: str):
-        path = tmp_path / "req.yaml"
-        path.write_text(text)
-        r = iolab("plan", str(path), "--json", "--catalog", str(CATALOG), *extra)
-        assert r.code == 0, r.err
-        return r.json()
-
-    return run
 
 
 def test_a_service_minimum_decides(plan):
