@@ -289,7 +289,6 @@ def solve(network: Network) -> Solution:
     resources = tuple(
         ResourceLoad(k, labels[k].label, labels[k].kind, float(U[i])) for i, k in enumerate(ch.caps)
     )
-    N_eff = _effective_population(ch, network)
     slot_loads = tuple(
         SlotLoad(s.id, s.label, s.kind, s.slots, float(ch.population @ ch.slots[:, i]))
         for i, s in enumerate(network.slot_limits)
