@@ -49,3 +49,15 @@ def test_version_command(iolab):
 
 def iolab_version() -> str:
     return version("iolab")
+
+
+def test_starting_the_cli_loads_no_heavy_module():
+    """`iolab --help` and `--version` stay fast: commands import the catalog, numpy and the
+    simulator only when they run."""
+    import subprocess
+    import sys
+
+    code = ("import sys, iolab.cli; heavy = [m for m in ('numpy', 'iolab.catalog', 'iolab.sim', 'iolab.plan',"
+            " 'matplotlib') if m in sys.modules]; print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""

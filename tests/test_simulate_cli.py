@@ -107,3 +107,10 @@ def test_ctrl_c_stops_cleanly_with_a_partial_result(tmp_path):
     doc = json.loads(out)
     assert doc["partial"] is True
     assert 0 < doc["ios"] < 2_000_000_000 and doc["iops"] > 10000
+
+
+def test_cli_default_ios_is_the_simulators():
+    from iolab.cli import simulate as cli
+    from iolab.sim import DEFAULT_IOS
+
+    assert cli.DEFAULT_IOS == DEFAULT_IOS

@@ -11,23 +11,13 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Optional
 
 import typer
-from rich import box
-from rich.table import Table
 
-from ..catalog import Catalog, Defaults, DiskSku, ProvisionedDisk, Protocol, ServiceLevel, Vm, load_catalog
-from ..catalog.row import Sourced
-from ..schema import unit_of
-from ..units import GiB, MiB, format_duration, format_rate, format_size
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
 app = typer.Typer(help="List and show the catalog (VMs, disks, services, protocols).", no_args_is_help=True)
-
-ASSUMED = "[dim]* assumption, not a published figure[/]"
-KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ServiceLevel: "service",
-        Protocol: "protocol", Defaults: "defaults"}
 
 
 class Section(str, Enum):
@@ -39,214 +29,6 @@ class Section(str, Enum):
     protocols = "protocols"
 
 
-# --------------------------------------------------------------------------- JSON
-
-
-def entry_json(row: Sourced) -> dict[str, Any]:
-    """One catalog entry as a JSON object: ``id`` and ``kind`` first, base units, provenance last."""
-    data = row.model_dump(mode="json")
-    doc: dict[str, Any] = {"id": data.pop("id", "defaults"), "kind": KIND[type(row)]}
-    meta = {k: data.pop(k) for k in ("source", "assumptions", "notes")}
-    if isinstance(row, DiskSku):
-        pp = data.get("performance_plus")
-        data["performance_plus"] = {"iops": pp[0], "bandwidth": pp[1]} if pp else None
-    doc.update(data)
-    if isinstance(row, (DiskSku, ProvisionedDisk)):
-        doc["host_caching"] = row.host_caching
-    doc.update(meta)
-    return doc
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-def _ops(v: float) -> str:
-    return f"{v:,.0f}" if v >= 100 else f"{v:g}"
-
-
-def _value(row: Sourced, field: str, *, binary: bool = False) -> str:
-    """A field of a row as a person reads it, ``*`` marking an assumption."""
-    v = getattr(row, field)
-    text = _plain(type(row), field, v, binary=binary)
-    return f"{text}*" if row.is_assumed(field) and v is not None else text
-
-
-def _plain(model: type, field: str, v: Any, *, binary: bool = False) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, dict):
-        return ", ".join(f"{k} {format_duration(x)}" for k, x in v.items())
-    unit = unit_of(model, field)
-    if unit == "rate":
-        if field == "network_bandwidth":
-            return f"{_num(v, 1e6 / 8)} Mbit/s"  # as the VM size pages state it
-        return f"{_num(v, MiB)} MiB/s" if binary else f"{_num(v, 1e6)} MB/s"
-    if unit == "size":
-        return format_size(v)
-    if unit == "ops":
-        return _ops(v)
-    if unit == "duration":
-        return format_duration(v)
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
-def _num(v: float | None, scale: float = 1.0) -> str:
-    """A number in a table's stated unit: ``25,600``, ``3.5``, ``–`` for none."""
-    if v is None:
-        return "–"
-    x = v / scale
-    return f"{x:,.0f}" if abs(x - round(x)) < 1e-9 else f"{x:,.3f}".rstrip("0").rstrip(".")
-
-
-def _cell(row: Sourced, field: str, scale: float = 1.0) -> str:
-    """A field in a table column's unit, ``*`` marking an assumption."""
-    v = getattr(row, field)
-    return _num(v, scale) + ("*" if v is not None and row.is_assumed(field) else "")
-
-
-def _burst(d: DiskSku) -> str:
-    if d.burst is None:
-        return "–"
-    b = d.burst
-    text = f"{b.kind} {_ops(b.iops)} IOPS / {format_rate(b.bandwidth)}"
-    return text + (f" for {format_duration(b.duration)}" if b.duration else "")
-
-
-def _money(row: Sourced, field: str) -> str:
-    v = getattr(row, field)
-    if v is None:
-        return "–"
-    return (f"{v:,.2f}" if v >= 1 else f"{v:.4g}") + ("*" if row.is_assumed(field) else "")
-
-
-def _table(title: str, columns: list[str]) -> Table:
-    t = Table(title=title, header_style="bold", caption=ASSUMED, title_justify="left", box=None,
-              pad_edge=False, caption_justify="left")
-    for i, col in enumerate(columns):
-        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0)
-    return t
-
-
-def _vm_table(rows: list[Vm]) -> Table:
-    t = _table("VM sizes (storage limits: IOPS, MB/s; network egress)",
-               ["id", "vCPU/\nGiB", "disks", "prem.", "uncached\nIOPS", "MB/s", "cached\nIOPS", "MB/s",
-                "cache\nGiB", "burst\nIOPS", "MB/s", "network\nMbit/s", "$/month"])
-    for v in rows:
-        t.add_row(v.id, f"{_cell(v, 'vcpus')}/{_cell(v, 'memory', GiB)}", _cell(v, "max_data_disks"),
-                  _value(v, "premium_storage"), _cell(v, "uncached_iops"), _cell(v, "uncached_bandwidth", 1e6),
-                  _cell(v, "cached_iops"), _cell(v, "cached_bandwidth", 1e6), _cell(v, "cache_size", GiB),
-                  _cell(v, "burst_iops"), _cell(v, "burst_bandwidth", 1e6), _cell(v, "network_bandwidth", 1e6 / 8),
-                  _money(v, "price_per_month"))
-    return t
-
-
-def _disk_table(rows: list[DiskSku]) -> Table:
-    t = _table("Disk SKUs (latency: unloaded read / write)",
-               ["id", "tier", "GiB", "IOPS", "MB/s", "burst\nIOPS", "MB/s", "burst", "perf. plus\nIOPS", "MB/s",
-                "latency\nms", "host\ncache", "$/month"])
-    for d in rows:
-        b, plus = d.burst, d.performance_plus
-        latency = f"{_cell(d, 'read_latency', 1e-3)} / {_cell(d, 'write_latency', 1e-3)}"
-        t.add_row(d.id, d.tier, _cell(d, "size", GiB), _cell(d, "iops"), _cell(d, "bandwidth", 1e6),
-                  _num(b.iops if b else None), _num(b.bandwidth if b else None, 1e6), b.kind if b else "–",
-                  _num(plus[0] if plus else None), _num(plus[1] if plus else None, 1e6), latency,
-                  "yes" if d.host_caching else "no", _money(d, "price_per_month"))
-    return t
-
-
-def _provisioned_table(rows: list[ProvisionedDisk]) -> Table:
-    t = _table("Provisioned disks (IOPS and MB/s set apart from the size)",
-               ["id", "size", "free\nIOPS", "MB/s", "IOPS", "IOPS\nper GiB", "MB/s", "MB/s\nper IOPS",
-                "latency\nms"])
-    for d in rows:
-        latency = f"{_cell(d, 'read_latency', 1e-3)} / {_cell(d, 'write_latency', 1e-3)}"
-        t.add_row(d.id, f"{format_size(d.min_size)} to {format_size(d.max_size)}", _cell(d, "baseline_iops"),
-                  _cell(d, "baseline_bandwidth", 1e6), f"{_num(d.min_iops)} to {_num(d.max_iops)}",
-                  _cell(d, "iops_per_gib"), f"{_num(d.min_bandwidth, 1e6)} to {_num(d.max_bandwidth, 1e6)}",
-                  _cell(d, "bandwidth_per_iops", 1e6), latency)
-    return t
-
-
-def _service_table(rows: list[ServiceLevel]) -> Table:
-    t = _table("Service levels (throughput in MiB/s)",
-               ["id", "per TiB", "volume size", "volume\nmax", "large\nvolume max", "manual\nQoS",
-                "latency\nms", "$/GiB\nmonth"])
-    for s in rows:
-        per_tib = _cell(s, "rate_per_tib", MiB) if s.rate_per_tib else ("formula" if s.base_throughput else "manual")
-        t.add_row(s.id, per_tib, f"{format_size(s.min_size)} to {format_size(s.max_size)}",
-                  _cell(s, "max_throughput", MiB), _cell(s, "large_max_throughput", MiB), _value(s, "manual_qos"),
-                  _cell(s, "latency", 1e-3), _money(s, "price_per_gib_month"))
-    return t
-
-
-def _protocol_table(rows: list[Protocol]) -> Table:
-    t = _table("Protocols (bandwidth of one connection in MiB/s)",
-               ["id", "slots per\nconnection", "session\nslots", "session\nmax", "max\nnconnect",
-                "channels\nper NIC", "connection\nMiB/s", "signing\nMiB/s", "encryption\nloss"])
-    for p in rows:
-        loss = f"{p.encryption_loss:.0%}" if p.encryption_loss is not None else "–"
-        t.add_row(p.id, _cell(p, "slots_per_connection"), _cell(p, "session_slots"), _cell(p, "session_slots_max"),
-                  _cell(p, "max_nconnect"), _cell(p, "channels_per_nic"), _cell(p, "connection_bandwidth", MiB),
-                  _cell(p, "signing_bandwidth", MiB), loss)
-    return t
-
-
-def _tables(cat: Catalog, section: Section) -> list[Table]:
-    makers: dict[Section, Callable[[], list[Table]]] = {
-        Section.vms: lambda: [_vm_table(list(cat.vms.values()))],
-        Section.disks: lambda: [_disk_table(list(cat.disks.values())),
-                                _provisioned_table(list(cat.provisioned.values()))],
-        Section.services: lambda: [_service_table(list(cat.services.values()))],
-        Section.protocols: lambda: [_protocol_table(list(cat.protocols.values()))],
-    }
-    return makers[section]()
-
-
-def _rows(cat: Catalog, section: Section) -> list[Sourced]:
-    if section is Section.disks:
-        return [*cat.disks.values(), *cat.provisioned.values()]
-    return list(cat.section(section.value).values())
-
-
-def _show_table(row: Sourced) -> Table:
-    binary = isinstance(row, (ServiceLevel, Protocol))
-    title = f"{KIND[type(row)]} {getattr(row, 'id', '')}".strip()
-    t = Table(title=title, header_style="bold", show_header=False, caption=ASSUMED, title_justify="left",
-              caption_justify="left", box=box.SIMPLE, pad_edge=False)
-    t.add_column("field", style="bold", no_wrap=True)
-    t.add_column("value", overflow="fold")
-    for name in type(row).model_fields:
-        if name in ("id", "source", "assumptions", "notes"):
-            continue
-        v = getattr(row, name)
-        if isinstance(row, DiskSku) and name == "burst":
-            text = _burst(row)
-        elif isinstance(row, DiskSku) and name == "performance_plus":
-            text = f"{_ops(v[0])} IOPS / {format_rate(v[1])}" if v else "–"
-        elif isinstance(v, tuple) and name == "throughput_per_gib":
-            terms = " + ".join(f"{_num(x, MiB)} MiB/s" for x in v)
-            text = f"{terms} per GiB, each rounded up to a whole MiB/s" if v else "–"
-        else:
-            text = _value(row, name, binary=binary)
-        t.add_row(name, text)
-    if isinstance(row, (DiskSku, ProvisionedDisk)):
-        t.add_row("host_caching", "yes" if row.host_caching else "no")
-    t.add_row("source", row.source)
-    if row.assumptions:
-        t.add_row("assumptions", ", ".join(row.assumptions))
-    if row.notes:
-        t.add_row("notes", row.notes)
-    return t
-
-
-# --------------------------------------------------------------------------- commands
-
-
-def _load(files: Optional[list[Path]]) -> Catalog:
-    return load_catalog(list(files or ()))
-
 
 @app.command("list")
 def list_(
@@ -255,6 +37,8 @@ def list_(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """List catalog entries as tables (or, with --json, as a list of objects with id and kind)."""
+    from .catalog_view import _load, _rows, _tables, entry_json
+
     cat = _load(catalog)
     sections = [section] if section else list(Section)
     if json_:
@@ -272,8 +56,10 @@ def show(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Show one catalog entry with every field, its source and its assumptions."""
+    from .catalog_view import _load, _show_table, entry_json
+
     cat = _load(catalog)
-    row: Sourced = cat.defaults if id == "defaults" else cat.entry(id)[1]
+    row = cat.defaults if id == "defaults" else cat.entry(id)[1]
     if json_:
         print_json(entry_json(row))
         return

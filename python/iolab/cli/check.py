@@ -8,13 +8,19 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ..scenario import DeviceVolume, DiskVolume, Scenario, ShareVolume, load_scenario
 from ..schema import load_yaml
 from ..units import format_rate, format_size
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
+
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
 
 def _volume_summary(vol) -> str:
+    from ..scenario import DeviceVolume, DiskVolume, ShareVolume
+
     if isinstance(vol, DiskVolume):
         disks = ", ".join(f"{g.count}× {g.sku} (caching {g.caching})" for g in vol.disks)
         n = sum(g.count for g in vol.disks)
@@ -48,6 +54,8 @@ def check(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Validate a scenario or requirements file and summarise it."""
+    from ..scenario import load_scenario
+
     data = load_yaml(file)
     if isinstance(data, dict) and ("require" in data or "pool" in data):
         from ..plan import load_requirements

@@ -10,8 +10,11 @@ import typer
 from rich import box
 from rich.table import Table
 
-from ..plan import Plan, PoolResult, load_requirements, plan as run_plan
-from ..plan.table import WORDS
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..plan import Plan, PoolResult
+
 from ..units import format_duration, format_ops, format_rate, format_size
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
@@ -23,6 +26,8 @@ def plan(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
+    from ..plan import PoolResult, load_requirements, plan as run_plan
+
     req = load_requirements(file, catalog or ())
     result = run_plan(req, top=top)
     if json_:
@@ -38,6 +43,8 @@ def _money(x: float | None) -> str:
 
 
 def _print(p: Plan, file: Path) -> None:
+    from ..plan.table import WORDS
+
     req, wl = p.requirements, p.workload
     need = req.require
     assert need is not None

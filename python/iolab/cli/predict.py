@@ -11,9 +11,12 @@ from rich.table import Table
 
 from ..errors import SchemaError
 from ..plot import CurvePoint, check_plot_path, latency_curve
-from ..prediction import SWEEPABLE, Prediction, predict as run_predict, sweep as run_sweep
-from ..scenario import load_scenario
 from ..units import format_duration, format_ops, format_rate
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..prediction import Prediction
+
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
 KIND_WORDS = {
@@ -26,6 +29,8 @@ KIND_WORDS = {
 
 def parse_sweep(text: str) -> tuple[str, list[int]]:
     """``iodepth=1,2,4`` → ("iodepth", [1, 2, 4])."""
+    from ..prediction import SWEEPABLE
+
     name, sep, values = text.partition("=")
     if not sep or name not in SWEEPABLE:
         raise SchemaError(f"expected {' or '.join(SWEEPABLE)}=V1,V2,... (got {text!r})", field="--sweep")
@@ -110,6 +115,9 @@ def predict(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
+    from ..prediction import predict as run_predict, sweep as run_sweep
+    from ..scenario import load_scenario
+
     if plot is not None:
         check_plot_path(plot)
     s = load_scenario(scenario, catalog or ())

@@ -12,13 +12,16 @@ import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..analytic import SATURATION
-from ..compile import compile_scenario
 from ..errors import SchemaError
 from ..plot import check_plot_path, simulation_charts
-from ..scenario import load_scenario
-from ..sim import DEFAULT_IOS, Simulation, simulate as run_simulation
 from ..units import format_duration, parse_duration
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..sim import Simulation
+
+DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
+
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
@@ -38,6 +41,8 @@ def _duration(text: str | None, option: str) -> float | None:
 def bottleneck(sim: Simulation) -> dict:
     """As predict names it: the busiest cap when at least 90 % busy; else a slot limit whose
     slots are nearly always all in use; else ``concurrency``."""
+    from ..analytic import SATURATION
+
     caps = [r for r in sim.resources if r.slots is None]
     slots = [r for r in sim.resources if r.slots is not None]
     top = max(caps, key=lambda r: r.utilization, default=None)
@@ -100,6 +105,10 @@ def simulate(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Simulate a scenario event by event: latency percentiles and behaviour over time."""
+    from ..compile import compile_scenario
+    from ..scenario import load_scenario
+    from ..sim import simulate as run_simulation
+
     if ios is not None and duration is not None:
         raise SchemaError("give --ios or --duration, not both", field="--ios")
     if plot is not None:
