@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from typing import Any
 
@@ -12,7 +13,15 @@ from rich.console import Console
 
 from ..errors import IolabError
 
-console = Console()
+def _width() -> int | None:
+    """A terminal's own width; piped output (a file, a pager) gets 140 columns unless COLUMNS
+    says otherwise, so that wide tables are not cut to 80."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return None
+    return 140
+
+
+console = Console(width=_width())
 err_console = Console(stderr=True)
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout, nothing else there.")
