@@ -192,9 +192,9 @@ pub fn report(p: &Program, seed: u64, ramp: u64, runs: &[RunResult]) -> Report {
     let merged = |pick: &dyn Fn(usize) -> bool| {
         let mut h = Histogram::new();
         let mut bytes = 0;
-        for c in 0..p.classes.len() {
+        for (c, hist) in classes.iter().enumerate() {
             if pick(c) {
-                h.merge(&classes[c]);
+                h.merge(hist);
                 bytes += bytes_of(c);
             }
         }
