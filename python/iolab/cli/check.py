@@ -83,6 +83,37 @@ def check(
         if doc["ignored"]:
             console.print(f"[dim]fio options accepted but not modelled: {', '.join(doc['ignored'])}[/]")
     else:
-        for key, value in doc.items():
-            if key not in ("kind", "file"):
-                console.print(f"{key}: {value}")
+        for line in requirements_lines(doc):
+            console.print(line, highlight=False)
+
+
+def _need(key: str, value: float) -> str:
+    from ..units import format_duration, format_ops
+
+    return {"iops": lambda v: format_ops(v), "bandwidth": lambda v: format_rate(v),
+            "latency": lambda v: f"mean latency ≤ {format_duration(v)}",
+            "capacity": lambda v: f"{format_size(v)} usable"}.get(key, lambda v: f"{key} {v}")(value)
+
+
+def requirements_lines(doc: dict) -> list[str]:
+    """A requirements summary as a person reads it (units, not base numbers)."""
+    lines = []
+    for j in doc.get("jobs", []):
+        mix = f" {j['rwmixread']}% reads" if j.get("rwmixread") is not None and "rw" in j["rw"][-2:] else ""
+        lines.append(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['outstanding']} in flight")
+    if doc.get("require"):
+        lines.append("require: " + "; ".join(_need(k, v) for k, v in doc["require"].items() if v is not None))
+    if "clients" in doc:
+        lines.append(f"clients: {doc['clients']}")
+    if doc.get("search"):
+        parts = [f"{k} {', '.join(map(str, v))}" if isinstance(v, list) else
+                 (f"{k} {format_size(v)}" if k == "stripe_size" else f"{k} {v}")
+                 for k, v in doc["search"].items() if v not in (None, [])]
+        lines.append("search: " + "; ".join(parts))
+    pool = doc.get("pool")
+    if pool:
+        lines.append(f"pool: {pool.get('service')}" + (f" {pool['level']}" if pool.get("level") else ""))
+        for v in pool.get("volumes", []):
+            lines.append(f"  volume {v['name']}: {format_size(v['capacity'])}, "
+                         f"{format_rate(v['bandwidth'], binary=True) if v.get('bandwidth') else 'no throughput need'}")
+    return lines
