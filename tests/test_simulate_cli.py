@@ -42,6 +42,7 @@ def test_contract_keys_and_series(iolab):
     assert doc["series"] and all({"t", "iops", "bandwidth"} <= set(p) for p in doc["series"])
     assert all({"resource", "kind", "utilization", "throttled"} <= set(r) for r in doc["resources"])
     assert doc["duration"] == pytest.approx(2.0, rel=0.01)
+    assert doc["outstanding"] == 128
     lat = doc["latency"]
     assert lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["p99.99"]
 

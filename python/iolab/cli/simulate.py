@@ -150,6 +150,7 @@ def simulate(
     if json_:
         doc = sim.to_json()
         doc["bottleneck"] = bottleneck(sim)
+        doc["outstanding"] = sum(j.population for j in network.jobs)
         if plot is not None:
             doc["plot"] = str(plot)
         print_json(doc)
