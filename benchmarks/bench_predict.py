@@ -35,7 +35,7 @@ def bench_examples(repeat: int = 50) -> list[tuple[str, float, float, int]]:
 
     rows = []
     for path in sorted((ROOT / "examples").glob("*.yaml")):
-        if "requirements" in path.name:
+        if "requirements" in path.name or "catalog" in path.name:
             continue
         s = load_scenario(path)
         size = sum(len(compile_scenario(s).classes) for _ in [0]), len(compile_scenario(s).resources)

@@ -121,3 +121,15 @@ def test_open_model_mm1():
     assert not solve_open(net, 6000.0).feasible
     U, R = open_model(np.array([[0.0002], [0.0002]]), np.array([0.0, 0.001]), np.array([2500.0, 6000.0]))
     assert R[0] == pytest.approx(0.0004) and math.isinf(R[1])
+
+
+def test_parallel_members_count_once_in_the_cycle():
+    """Two fork members of demand d run in parallel: one IO alone cycles in d (phi = 1/2), and
+    at high population the throughput still meets the bound 1/d."""
+    D = np.array([0.002, 0.002])
+    X1, _ = exact_mva(D, 0.0, 1, phi=np.array([0.5, 0.5]))
+    assert X1 == pytest.approx(1 / 0.002)
+    Xn, _ = exact_mva(D, 0.0, 400, phi=np.array([0.5, 0.5]))
+    assert Xn == pytest.approx(1 / 0.002, rel=0.01)
+    Xs, _ = schweitzer_mva(D[None, :], np.array([0.0]), np.array([1.0]), phi=np.array([[0.5, 0.5]]))
+    assert Xs[0] == pytest.approx(1 / 0.002, rel=1e-6)

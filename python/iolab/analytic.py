@@ -58,6 +58,11 @@ class Chains:
     slots: np.ndarray           # S[j, s], share of chain j's IOs inside slot limit s
     flats: dict[str, Flat]      # per class
     rate: np.ndarray | None = None   # per chain: fio's rate limit (ops/s), nan where none
+    overlap: np.ndarray | None = None  # phi[j, k]: share of the residence at k in the response
+                                       # time (1, or 1/m for m fork members run in parallel)
+
+    def phi(self) -> np.ndarray:
+        return self.overlap if self.overlap is not None else np.ones_like(self.demand)
 
 
 def chains(network: Network) -> Chains:
@@ -67,7 +72,7 @@ def chains(network: Network) -> Chains:
     sidx = {s.id: i for i, s in enumerate(network.slot_limits)}
     jidx = {j.name: i for i, j in enumerate(network.jobs)}
     nj, nk, ns = len(network.jobs), len(caps), len(network.slot_limits)
-    D, B, G = np.zeros((nj, nk)), np.zeros((nj, nk)), np.zeros((nj, nk))
+    D, B, G, P = np.zeros((nj, nk)), np.zeros((nj, nk)), np.zeros((nj, nk)), np.zeros((nj, nk))
     Z, S = np.zeros(nj), np.zeros((nj, ns))
     flats: dict[str, Flat] = {}
     for c in network.classes:
@@ -76,6 +81,8 @@ def chains(network: Network) -> Chains:
         j, p = jidx[c.job], c.probability
         for rid, d in f.demand.items():
             D[j, kidx[rid]] += p * d
+        for rid, d in f.response.items():
+            P[j, kidx[rid]] += p * d
         for rid, d in f.burst_demand.items():
             B[j, kidx[rid]] += p * d
         for rid, d in f.background.items():
@@ -85,13 +92,17 @@ def chains(network: Network) -> Chains:
         Z[j] += p * f.delay
     N = np.array([float(j.population) for j in network.jobs])
     rate = np.array([float(j.rate) if j.rate else math.nan for j in network.jobs])
-    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        phi = np.where(D > 0, P / np.where(D > 0, D, 1.0), 1.0)
+    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi)
 
 
-def exact_mva(D: np.ndarray, Z: float, N: float) -> tuple[float, np.ndarray]:
+def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Exact single-chain MVA. ``D``: demands (K,), ``Z``: delay, ``N``: population (a
-    fractional population interpolates linearly between its neighbours).
-    Returns (throughput, mean queue length per station).
+    fractional population interpolates linearly between its neighbours). ``phi`` (K,): the
+    share of each station's residence that adds to the cycle time (1 for stations visited in
+    turn; 1/m for the m members of a fork, which run in parallel); queues are Little's law
+    of the full residence. Returns (throughput, mean queue length per station).
 
     Stations of equal demand have equal queues, so the recursion runs over the distinct
     demands with their multiplicities (in plain floats: a population of thousands takes
@@ -99,22 +110,25 @@ def exact_mva(D: np.ndarray, Z: float, N: float) -> tuple[float, np.ndarray]:
     D = np.asarray(D, dtype=float)
     if N <= 0:
         return 0.0, np.zeros_like(D)
-    values, inverse, counts = np.unique(D, return_inverse=True, return_counts=True)
-    d = [float(v) for v in values]
-    m = [float(c) for c in counts]
+    ph = np.ones_like(D) if phi is None else np.asarray(phi, dtype=float)
+    keys, inverse, counts = np.unique(np.stack([D, ph], axis=-1).reshape(-1, 2), axis=0, return_inverse=True,
+                                      return_counts=True)
+    inverse = inverse.reshape(-1)
+    d = [float(v) for v in keys[:, 0]]
+    w = [float(m) * float(f) for m, f in zip(counts, keys[:, 1])]
     G = len(d)
     q = [0.0] * G
     X = 0.0
     n_int = int(math.floor(N))
     for n in range(1, n_int + 1):
         r = [d[g] * (1.0 + q[g]) for g in range(G)]
-        total = Z + sum(m[g] * r[g] for g in range(G))
+        total = Z + sum(w[g] * r[g] for g in range(G))
         X = n / total if total > 0 else math.inf
         q = [X * r[g] for g in range(G)]
     frac = N - n_int
     if frac > 1e-12:
         r = [d[g] * (1.0 + q[g]) for g in range(G)]
-        X_next = (n_int + 1) / (Z + sum(m[g] * r[g] for g in range(G)))
+        X_next = (n_int + 1) / (Z + sum(w[g] * r[g] for g in range(G)))
         q_next = [X_next * r[g] for g in range(G)]
         if n_int == 0:
             X, q = frac * X_next, [frac * v for v in q_next]
@@ -123,12 +137,13 @@ def exact_mva(D: np.ndarray, Z: float, N: float) -> tuple[float, np.ndarray]:
     return X, np.asarray(q)[inverse].reshape(D.shape)
 
 
-def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, tol: float = 1e-10,
-                   max_iter: int = 20000) -> tuple[np.ndarray, np.ndarray]:
+def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarray | None = None,
+                   tol: float = 1e-10, max_iter: int = 20000) -> tuple[np.ndarray, np.ndarray]:
     """Schweitzer–Bard approximate MVA for several chains.
 
-    ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations.
-    Returns (throughput per chain (J,), queue lengths (J, K))."""
+    ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations, ``phi`` (J, K) as in
+    :func:`exact_mva`. Returns (throughput per chain (J,), queue lengths (J, K))."""
+    ph = np.ones_like(D) if phi is None else phi
     J, K = D.shape
     active = N > 0
     Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
@@ -139,7 +154,7 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, tol: float = 
             own = np.where(active[:, None], Q * (N[:, None] - 1.0) / np.where(active, N, 1.0)[:, None], 0.0)
         A = total[None, :] - Q + own
         R = D * (1.0 + A)
-        cycle = Z + R.sum(axis=1)
+        cycle = Z + (ph * R).sum(axis=1)
         X = np.where(active & (cycle > 0), N / np.where(cycle > 0, cycle, 1.0), 0.0)
         Q_new = X[:, None] * R
         if np.max(np.abs(Q_new - Q)) < tol * max(1.0, float(N.max(initial=1.0))):
@@ -149,11 +164,11 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, tol: float = 
     return X, Q
 
 
-def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray) -> np.ndarray:
+def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, phi: np.ndarray) -> np.ndarray:
     if len(N) == 1:
-        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]))
+        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0])
         return np.array([X])
-    return schweitzer_mva(D, Z, N)[0]
+    return schweitzer_mva(D, Z, N, phi=phi)[0]
 
 
 @dataclass(frozen=True)
@@ -262,7 +277,7 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     rounds = 60 if (ch.background.any() or limited) else 1
     for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
-        X = _mva(D_eff, ch.delay + T, N_eff)
+        X = _mva(D_eff, ch.delay + T, N_eff, ch.phi())
         settled = True
         if limited:
             assert ch.rate is not None
@@ -325,7 +340,7 @@ def _class_results(network: Network, ch: Chains, X: np.ndarray, T: np.ndarray,
     raw: dict[str, float] = {}
     for c in network.classes:
         f = ch.flats[c.id]
-        raw[c.id] = f.delay + sum(d * stretch[kidx[k]] for k, d in f.demand.items())
+        raw[c.id] = f.delay + sum(d * stretch[kidx[k]] for k, d in f.response.items())
     out = []
     for c in network.classes:
         j = jidx[c.job]
@@ -354,7 +369,7 @@ def _knee(ch: Chains) -> float:
     if len(w) == 0:
         return 0.0
     # Aggregate per IO of the mix: time of one IO alone, and the busiest cap's share.
-    total = float(w @ (ch.delay + ch.demand.sum(axis=1)))
+    total = float(w @ (ch.delay + (ch.phi() * ch.demand).sum(axis=1)))
     # Each chain loads shared caps; per IO of the whole population the demand is the mix.
     dmax = float((w @ ch.demand).max(initial=0.0))
     return total / dmax if dmax > 0 else math.inf
@@ -394,17 +409,17 @@ def _burst(network: Network, ch: Chains) -> BurstResult | None:
 
 def _visits(cls: Class, rid: str) -> list[tuple[int, float]]:
     """(bytes, expected visits per IO) of ``cls`` at resource ``rid``."""
-    return [(s.bytes, w) for s, w in walk(cls.route) if isinstance(s, Visit) and s.resource == rid]
+    return [(s.bytes, w) for s, w, _ in walk(cls.route) if isinstance(s, Visit) and s.resource == rid]
 
 
 def bounds(ch: Chains, N: float) -> tuple[float, float]:
     """Asymptotic bounds on total throughput at population N for the chains' mix:
     ``(lower, upper)`` with upper = min(N / (Z + ΣD), 1 / D_max) and the pessimistic lower
-    bound N / (Z + N ΣD)."""
+    bound N / (Z + N ΣD); the sums count a fork's parallel members once (``phi``)."""
     w = ch.population / ch.population.sum()
     d = w @ ch.demand
     z = float(w @ ch.delay)
-    total = float(d.sum())
+    total = float((w @ (ch.phi() * ch.demand)).sum())
     upper = min(N / (z + total), 1.0 / float(d.max())) if total > 0 else N / z
     lower = N / (z + N * total) if total > 0 else N / z
     return lower, upper
@@ -443,7 +458,8 @@ def solve_open(network: Network, rate: float) -> OpenSolution:
     lam = rate * share
     U = lam @ ch.demand + lam @ ch.background
     with np.errstate(divide="ignore", invalid="ignore"):
-        resid = np.where(ch.demand == 0, 0.0, np.where(U[None, :] < 1.0, ch.demand / (1.0 - U[None, :]), np.inf))
+        resid = np.where(ch.demand == 0, 0.0,
+                         np.where(U[None, :] < 1.0, ch.phi() * ch.demand / (1.0 - U[None, :]), np.inf))
     R_j = ch.delay + resid.sum(axis=1)
     R = float(share @ R_j)
     feasible = bool((U <= 1.0 + 1e-9).all())

@@ -271,49 +271,61 @@ class Flat:
     """A class's route flattened for mean-value analysis.
 
     ``demand[rid]``: expected service seconds per IO at cap ``rid`` (baseline caps);
+    ``response[rid]``: its share of the IO's response time (less than ``demand`` where a
+    fork's members run in parallel);
     ``burst_demand[rid]``: the same at burst caps; ``delay``: expected delay seconds per IO;
     ``slots[sid]``: the share of the class's IOs inside slot limit ``sid``;
     ``background[rid]``: service seconds per IO caused off the response path.
     """
 
     demand: dict[str, float] = field(default_factory=dict)
+    response: dict[str, float] = field(default_factory=dict)
     burst_demand: dict[str, float] = field(default_factory=dict)
     delay: float = 0.0
     slots: dict[str, float] = field(default_factory=dict)
     background: dict[str, float] = field(default_factory=dict)
 
 
-def walk(steps: tuple[Step, ...], weight: float = 1.0) -> Iterator[tuple[Step, float]]:
-    """Every step of a route, nested ones included, with its expected visits per IO: a fork
-    weighs each branch by ``choose / len(branches)`` (mean-value analysis treats a fork's
-    members as visited in turn). Yields visits and holds; a hold's steps follow it."""
+def walk(steps: tuple[Step, ...], weight: float = 1.0,
+         response: float | None = None) -> Iterator[tuple[Step, float, float]]:
+    """Every step of a route, nested ones included, as ``(step, visits, response)``.
+
+    ``visits`` is the expected visits per IO: a fork weighs each branch by
+    ``choose / len(branches)``. ``response`` is the step's share of the IO's response time:
+    a fork's ``choose`` branches run in parallel, so each counts ``1 / len(branches)`` (the
+    time of one member, not the sum of the members). Yields visits and holds; a hold's steps
+    follow it."""
+    response = weight if response is None else response
     for s in steps:
         if isinstance(s, Fork):
             share = weight * min(s.choose, len(s.branches)) / len(s.branches)
+            part = response / len(s.branches)
             for branch in s.branches:
-                yield from walk(branch, share)
+                yield from walk(branch, share, part)
         else:
-            yield s, weight
+            yield s, weight, response
             if isinstance(s, Hold):
-                yield from walk(s.steps, weight)
+                yield from walk(s.steps, weight, response)
 
 
 def flatten(network: Network, cls: Class) -> Flat:
     """Expected demands of one IO of ``cls`` (see :func:`walk` for how forks weigh)."""
     caps = {r.id: r.cap for r in network.resources if r.cap is not None}
     flat = Flat()
-    for s, w in walk(cls.route):
+    for s, w, rw in walk(cls.route):
         if isinstance(s, Hold):
             flat.slots[s.slot_limit] = flat.slots.get(s.slot_limit, 0.0) + w
             continue
         assert isinstance(s, Visit)
         cap = caps.get(s.resource)
         if cap is None:
-            flat.delay += w * s.latency
+            flat.delay += rw * s.latency
         else:
-            flat.demand[s.resource] = flat.demand.get(s.resource, 0.0) + w * cap.demand(s.bytes)
+            d = cap.demand(s.bytes)
+            flat.demand[s.resource] = flat.demand.get(s.resource, 0.0) + w * d
+            flat.response[s.resource] = flat.response.get(s.resource, 0.0) + rw * d
             flat.burst_demand[s.resource] = flat.burst_demand.get(s.resource, 0.0) + w * cap.demand(s.bytes, burst=True)
-    for s, w in walk(cls.background):
+    for s, w, _ in walk(cls.background):
         if isinstance(s, Visit) and s.resource in caps:
             flat.background[s.resource] = flat.background.get(s.resource, 0.0) + w * caps[s.resource].demand(s.bytes)
     return flat

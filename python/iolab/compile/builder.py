@@ -68,15 +68,17 @@ class Builder:
         self.classes.append(replace(cls, id=f"k{len(self.classes)}"))
 
     def demand(self, steps: tuple[Step, ...]) -> float:
-        """Expected cap demand (seconds) of one pass over ``steps`` (forks weighed as in MVA)."""
+        """Cap time (seconds) one IO alone spends on ``steps``: a fork's members run in
+        parallel, so they count once (see :func:`iolab.network.walk`)."""
         caps = {r.id: r.cap for r in self.resources if r.cap is not None}
-        return sum(w * caps[s.resource].demand(s.bytes) for s, w in walk(steps)
+        return sum(rw * caps[s.resource].demand(s.bytes) for s, _, rw in walk(steps)
                    if isinstance(s, Visit) and s.resource in caps)
 
     def unloaded(self, steps: tuple[Step, ...], delay_id: str, latency: float) -> tuple[Step, ...]:
         """MODEL.md's rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
-        ``latency`` minus the cap demands of the whole route (never below zero), so that one IO
-        alone takes exactly the stated latency."""
+        ``latency`` minus the cap time of one IO alone on the whole route (never below zero;
+        a fork's parallel members count once), so that one IO alone takes exactly the stated
+        latency."""
         adjusted = max(0.0, latency - self.demand(steps))
 
         def fix(ss: tuple[Step, ...]) -> tuple[Step, ...]:
@@ -97,7 +99,7 @@ class Builder:
     def network(self) -> Network:
         """The network, without resources and slot limits that no route visits."""
         used = {s.resource if isinstance(s, Visit) else s.slot_limit  # type: ignore[union-attr]
-                for c in self.classes for steps in (c.route, c.background) for s, _ in walk(steps)}
+                for c in self.classes for steps in (c.route, c.background) for s, _, _ in walk(steps)}
         return Network(tuple(r for r in self.resources if r.id in used), tuple(self.classes), tuple(self.jobs),
                        tuple(s for s in self.slot_limits if s.id in used), tuple(self.caches), tuple(self.notes))
 

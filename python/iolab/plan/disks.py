@@ -99,22 +99,26 @@ class Clients:
 
 
 def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[str, np.ndarray],
-                 copies: dict[str, np.ndarray | int], delay: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+                 copies: dict[str, np.ndarray | int], delay: np.ndarray,
+                 response: dict[str, np.ndarray] | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Open-model utilization per cap kind and mean latency, row by row.
 
     ``on_path[k]``: demand per IO (seconds) at one cap of kind ``k`` on the response path,
     share-weighted over the streams; ``background[k]``: the same off the path; ``copies[k]``:
     how many identical caps of that kind each IO's demand is spread over (the disks of a
-    stripe: the demand given is per member). ``R = Z + Σ_k copies × D / (1 − U)``, inf where
-    a cap with demand is saturated.
+    stripe: the demand given is per member). ``response[k]`` (default ``on_path[k]``): the
+    part of that demand that adds to the response time — a striped IO's members run in
+    parallel, so it counts one member, not all it touches (as :func:`iolab.network.walk`).
+    ``R = Z + Σ_k copies × response / (1 − U)``, inf where a cap with demand is saturated.
     """
     util: dict[str, np.ndarray] = {}
     latency = delay.copy()
     for k, d in on_path.items():
         u = lam * (d + background.get(k, 0.0))
         util[k] = u
+        r = response.get(k, d) if response else d
         with np.errstate(divide="ignore", invalid="ignore"):
-            term = np.where(d > 0, np.where(u < 1.0, d / (1.0 - u), np.inf), 0.0)
+            term = np.where(d > 0, np.where(u < 1.0, r / (1.0 - u), np.inf), 0.0)
         latency = latency + copies.get(k, 1) * term
     return util, latency
 
@@ -180,6 +184,7 @@ def _batch(req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: DiskS
     A = {"vm": zero.copy(), "vm-cache": zero.copy(), "disk": zero.copy()}
     G = {"vm": zero.copy(), "disk": zero.copy()}
     Z = zero.copy()
+    R = zero.copy()  # the disks' share of the response time: one member per striped IO
     for c in range(len(st.share)):
         q, b = st.share[c], st.size_index[c]
         d_u = cl.d_uncached[rows_v, b]
@@ -190,27 +195,30 @@ def _batch(req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: DiskS
         if caching == "none":
             A["vm"] += q * d_u
             A["disk"] += q * m / n * d_d
-            Z += q * np.maximum(0.0, lat - d_u - m * d_d)
+            R += q / n * d_d
+            Z += q * np.maximum(0.0, lat - d_u - d_d)
             continue
-        miss_z = np.maximum(0.0, lat - d_c - d_u - m * d_d)
+        miss_z = np.maximum(0.0, lat - d_c - d_u - d_d)
         hit_z = np.maximum(0.0, hit_latency - d_c)
         if st.read[c]:
             h = np.minimum(1.0, cl.cache_size[rows_v] / ws[rows_n - 1, st.job[c]])
             A["vm-cache"] += q * d_c
             A["vm"] += q * (1 - h) * d_u
             A["disk"] += q * (1 - h) * m / n * d_d
+            R += q * (1 - h) / n * d_d
             Z += q * (h * hit_z + (1 - h) * miss_z)
         elif caching == "readonly":
             A["vm-cache"] += q * d_c
             A["vm"] += q * d_u
             A["disk"] += q * m / n * d_d
+            R += q / n * d_d
             Z += q * miss_z
         else:  # readwrite: the write is done in the cache; the flush loads VM and disks later
             A["vm-cache"] += q * d_c
             Z += q * hit_z
             G["vm"] += q * d_u
             G["disk"] += q * m / n * d_d
-    util, latency = open_latency(wl.per_client, A, G, {"disk": rows_n}, Z)
+    util, latency = open_latency(wl.per_client, A, G, {"disk": rows_n}, Z, {"disk": R})
     need = (req.require.capacity or 0) / req.clients if req.require else 0
     util["capacity"] = need / (n * sku.size)
     price = disk_price(sku)

@@ -84,8 +84,9 @@ class _Solver:
         q, nn = self.st.share, self.n[:, None].astype(float)
         d = np.maximum(self.ops / i[:, None], self.part / b[:, None])  # per member visit
         on_path = {"vm": (q * self.d_u).sum(axis=1), "disk": (q * self.m / nn * d).sum(axis=1)}
-        z = (q * np.maximum(0.0, self.lat - self.d_u - self.m * d)).sum(axis=1)
-        util, latency = open_latency(self.wl.per_client, on_path, {}, {"disk": self.n}, z)
+        response = {"disk": (q / nn * d).sum(axis=1)}  # a striped IO's members run in parallel
+        z = (q * np.maximum(0.0, self.lat - self.d_u - d)).sum(axis=1)
+        util, latency = open_latency(self.wl.per_client, on_path, {}, {"disk": self.n}, z, response)
         sku = self.sku
         # Beyond the SKU's maxima (or a size over its maximum) the row cannot be built.
         over = np.maximum(i / sku.max_iops, b / sku.max_bandwidth)
