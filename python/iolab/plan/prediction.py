@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analytic import OpenSolution, chains, solve_open
 from ..compile import compile_scenario
-from ..network import Fork, Hold, Network, Step, Visit
+from ..network import Hold, Network, Step, Visit, walk
 from .config import Config
 from .requirements import Requirements
 from .workload import Workload
@@ -115,33 +115,22 @@ def slot_loads(network: Network, rate: float, sol: OpenSolution) -> dict[str, fl
     util = sol.utilization
     out = {s.id: 0.0 for s in network.slot_limits}
 
-    def time(steps: tuple[Step, ...], w: float) -> float:
+    def time(steps: tuple[Step, ...]) -> float:
+        """Seconds one IO spends on ``steps`` at the open model's load (parallel members once)."""
         total = 0.0
-        for s in steps:
-            if isinstance(s, Visit):
-                cap = caps.get(s.resource)
+        for st, _, rw in walk(steps):
+            if isinstance(st, Visit):
+                cap = caps.get(st.resource)
                 if cap is None:
-                    total += w * s.latency
+                    total += rw * st.latency
                 else:
-                    u = util.get(s.resource, 0.0)
-                    total += w * (cap.demand(s.bytes) / (1.0 - u) if u < 1.0 else np.inf)
-            elif isinstance(s, Fork):
-                part = w * min(s.choose, len(s.branches)) / len(s.branches)
-                total += sum(time(b, part) for b in s.branches)
-            else:
-                total += time(s.steps, w)
+                    u = util.get(st.resource, 0.0)
+                    total += rw * (cap.demand(st.bytes) / (1.0 - u) if u < 1.0 else np.inf)
         return total
 
-    def walk(steps: tuple[Step, ...], w: float, flow: float) -> None:
-        for s in steps:
-            if isinstance(s, Fork):
-                part = w * min(s.choose, len(s.branches)) / len(s.branches)
-                for b in s.branches:
-                    walk(b, part, flow)
-            elif isinstance(s, Hold):
-                out[s.slot_limit] += flow * w * time(s.steps, 1.0)
-                walk(s.steps, w, flow)
-
     for c in network.classes:
-        walk(c.route, 1.0, job_rate[c.job] * c.probability)
+        flow = job_rate[c.job] * c.probability
+        for st, w, _ in walk(c.route):
+            if isinstance(st, Hold):
+                out[st.slot_limit] += flow * w * time(st.steps)
     return out
