@@ -85,7 +85,7 @@ def _print(p: Plan, file: Path) -> None:
     keep = (f"The workload must keep about {inflight:.0f} IOs in flight." if math.isfinite(inflight) else
             "At exactly its limit the queue has no bound: require a latency to keep a margin.")
     console.print(f"[bold]#1[/] {first.config.describe()} carries the load with {first.headroom:.0%} headroom; "
-                  f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.resource}, {b.utilization:.0%} "
+                  f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {b.utilization:.0%} "
                   f"busy). {keep}")
     for note in first.notes:
         console.print(f"[dim]note: {note}[/]")

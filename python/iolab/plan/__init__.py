@@ -16,7 +16,7 @@ A ``pool:`` file sizes one NetApp capacity pool for several volumes instead.
 
 from .config import Config, DiskChoice, ShareChoice
 from .pool import PoolMiss, PoolPlan, PoolVolumePlan
-from .prediction import Load, LoadPrediction, predict_at_load
+from .prediction import LoadPrediction, predict_at_load
 from .rank import Candidate, Miss, Plan
 from .requirements import PoolRequest, PoolVolume, Require, Requirements, Search, load_requirements, parse_requirements
 from .search import PoolResult, plan
@@ -41,7 +41,6 @@ __all__ = [
     "Plan",
     "Candidate",
     "Miss",
-    "Load",
     "LoadPrediction",
     "PoolResult",
     "PoolPlan",

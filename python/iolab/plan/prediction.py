@@ -15,23 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analytic import OpenSolution, chains, solve_open
+from ..analytic import OpenSolution, ResourceLoad, chains, solve_open
 from ..compile import compile_scenario
 from ..network import Hold, Network, Step, Visit, walk
 from .config import Config
 from .requirements import Requirements
 from .workload import Workload
 
-__all__ = ["Load", "LoadPrediction", "predict_at_load", "slot_loads"]
-
-
-@dataclass(frozen=True)
-class Load:
-    """One resource's utilization at the required load."""
-
-    resource: str
-    kind: str
-    utilization: float
+__all__ = ["LoadPrediction", "predict_at_load", "slot_loads"]
 
 
 @dataclass(frozen=True)
@@ -43,19 +34,19 @@ class LoadPrediction:
     solution: OpenSolution
     rate: float
     bandwidth: float
-    resources: tuple[Load, ...]
-    slots: tuple[Load, ...]
+    resources: tuple[ResourceLoad, ...]
+    slots: tuple[ResourceLoad, ...]
 
     @property
     def latency(self) -> float:
         return self.solution.latency
 
     @property
-    def loads(self) -> tuple[Load, ...]:
+    def loads(self) -> tuple[ResourceLoad, ...]:
         return self.resources + self.slots
 
     @property
-    def bottleneck(self) -> Load:
+    def bottleneck(self) -> ResourceLoad:
         """The busiest resource (caps and slot limits alike): the one that binds first."""
         return max(self.loads, key=lambda r: r.utilization)
 
@@ -78,13 +69,13 @@ class LoadPrediction:
             "iops": round(self.rate, 1),
             "bandwidth": float(round(self.bandwidth)),
             "latency": {"mean": round(lat, 9) if math.isfinite(lat) else None},
-            "bottleneck": {"resource": b.resource, "kind": _kind(b.kind), "utilization": round(b.utilization, 4)},
-            "resources": [{"resource": r.resource, "kind": r.kind, "utilization": round(r.utilization, 4)}
+            "bottleneck": {"resource": b.label, "kind": _kind(b.kind), "utilization": round(b.utilization, 4)},
+            "resources": [{"resource": r.label, "kind": r.kind, "utilization": round(r.utilization, 4)}
                           for r in self.resources],
             "concurrency": round(self.solution.concurrency, 3) if math.isfinite(self.solution.concurrency) else None,
         }
         if self.slots:
-            doc["slots"] = [{"resource": r.resource, "kind": _kind(r.kind), "utilization": round(r.utilization, 4)}
+            doc["slots"] = [{"resource": r.label, "kind": _kind(r.kind), "utilization": round(r.utilization, 4)}
                             for r in self.slots]
         return doc
 
@@ -99,9 +90,9 @@ def predict_at_load(req: Requirements, wl: Workload, config: Config) -> LoadPred
     network = compile_scenario(scenario)
     sol = solve_open(network, wl.rate)
     labels = {r.id: r for r in network.resources}
-    resources = tuple(Load(labels[k].label, labels[k].kind, u) for k, u in sol.utilization.items())
+    resources = tuple(ResourceLoad(k, labels[k].label, labels[k].kind, u) for k, u in sol.utilization.items())
     occupancy = slot_loads(network, wl.rate, sol)
-    slots = tuple(Load(s.label, "connection-slots" if s.kind == "connection" else s.kind, occupancy[s.id] / s.slots)
+    slots = tuple(ResourceLoad(s.id, s.label, "connection-slots" if s.kind == "connection" else s.kind, occupancy[s.id] / s.slots)
                   for s in network.slot_limits)
     return LoadPrediction(config, network, sol, wl.rate, wl.bandwidth, resources, slots)
 
