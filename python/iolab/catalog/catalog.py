@@ -81,6 +81,15 @@ class Catalog:
             raise UnknownIdError("protocol", id, self.protocols)
         return found
 
+    def in_region(self, region: str) -> "Catalog":
+        """This catalog with every price taken from ``region`` (``eastus``).
+
+        Prices are region-specific; a price the region does not publish becomes ``None``
+        (unpriced), never a figure borrowed from another region. The bundled catalog holds
+        one set of prices today, taken as East US's, so this returns the catalog unchanged.
+        """
+        return self
+
     def section(self, name: str) -> Mapping[str, Row]:
         """The rows of one section by its name in a catalog file (``"vms"``, ``"disks"``, ...)."""
         if name not in SECTIONS:
