@@ -205,7 +205,27 @@ def _build(draft: _Draft) -> Catalog:
                              f"{draft.written_as.get((section, ident), section)}.{ident}", draft.origin[(section, ident)])
             for ident, raw in draft.rows[section].items()
         })
-    return Catalog(**built, defaults=defaults)
+    return Catalog(**built, defaults=defaults, own_prices=_own_prices(draft))
+
+
+_BUNDLED = "iolab/catalog/data/"
+_PRICE_FIELDS = {"vms": {"price_per_month": ("price_per_month", "price_per_hour")},
+                 "disks": {"price_per_month": ("price_per_month",)},
+                 "provisioned": {f: (f,) for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")},
+                 "services": {"price_per_gib_month": ("price_per_gib_month",)}}
+
+
+def _own_prices(draft: _Draft) -> frozenset[tuple[str, str, str]]:
+    """(section, id, field) of the prices a user's file set (kept by ``Catalog.in_region``)."""
+    own = set()
+    for section, fields in _PRICE_FIELDS.items():
+        for ident in draft.rows[section]:
+            origin = draft.origin.get((section, ident), {})
+            for name, given_as in fields.items():
+                files = [origin[k] for k in given_as if k in origin]
+                if files and not all(f.startswith(_BUNDLED) for f in files):
+                    own.add((section, ident, name))
+    return frozenset(own)
 
 
 def _complete(section: str, raw: dict[str, Any], ident: str, defaults: Defaults) -> dict[str, Any]:
