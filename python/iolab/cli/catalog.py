@@ -74,3 +74,30 @@ def show(
         print_json(entry_json(row, cat))
         return
     console.print(_show_table(row, cat))
+
+
+@app.command("import-prices")
+def import_prices(
+    files: list[Path] = typer.Argument(..., help="Pages saved from the Azure Retail Prices API (JSON).",
+                                       show_default=False, metavar="FILE..."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the catalog file here "
+                                          "(default: standard output).", metavar="OUT"),
+    force: bool = typer.Option(False, "--force", help="Overwrite OUT when it exists."),
+    region: Optional[str] = typer.Option(None, "--region", help="Keep this region's prices (needed when the "
+                                         "pages hold several regions).", metavar="NAME"),
+    json_: bool = JSON_OPTION,
+    catalog: Optional[list[Path]] = CATALOG_OPTION,
+) -> None:
+    """Turn saved Azure Retail Prices API pages into a catalog file that --catalog takes.
+
+    Keeps Linux pay-as-you-go VM prices, managed disk (LRS) prices and Premium SSD v2 / Ultra
+    unit prices for ids the catalog has; says how many items it skipped and why.
+    """
+    from ..errors import InputError
+    from .catalog_import import import_prices as run_import
+
+    if json_ and output is None:
+        raise InputError("--json prints the summary: give -o OUT for the catalog file", field="--json")
+    summary = run_import(files, output=output, force=force, region=region, catalog=list(catalog or ()))
+    if json_:
+        print_json(summary)
