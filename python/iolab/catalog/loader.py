@@ -30,6 +30,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import pydantic
+
 from ..errors import InputError, SchemaError, nearest
 from ..schema import load_yaml, parse_yaml, validate
 from .catalog import SECTIONS, Catalog
@@ -100,7 +102,8 @@ def _bundled_state() -> tuple[_Draft, Catalog]:
     code_dir = resources.files("iolab.catalog")
     code = [(item.name, item.read_bytes()) for item in sorted(code_dir.iterdir(), key=lambda r: r.name)
             if item.name.endswith(".py")]
-    key = cache.key_of([*files, *code])
+    code += [(name, resources.files("iolab").joinpath(name).read_bytes()) for name in ("schema.py", "units.py")]
+    key = cache.key_of([*files, *code, ("pydantic", pydantic.VERSION.encode())])
     state = cache.load("catalog", key)
     if _valid_state(state):
         draft, sections, defaults, own = state
