@@ -4,6 +4,7 @@ prices. Expected figures are read by hand off the saved source extracts
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -114,3 +115,29 @@ def test_commands_without_prices_do_not_read_the_price_table():
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                        env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
     assert r.stderr.strip().splitlines()[-1] == "False 0"
+
+
+@pytest.mark.parametrize("series", ["D{}s_v5", "D{}ds_v5", "D{}as_v5", "D{}s_v6", "E{}s_v5", "E{}s_v6",
+                                    "E{}bs_v5", "F{}s_v2", "F{}as_v6", "L{}s_v3", "L{}as_v3"])
+def test_current_series_are_priced_in_eastus(series):
+    # The price table covers sizes beyond today's vms.yaml, so that a larger catalog of VM
+    # sizes joins with it: every size of these current series has an East US price.
+    from iolab.catalog.prices import price_table
+
+    table = price_table()
+    pattern = re.compile("Standard_" + series.replace("{}", r"\d+"))
+    sizes = [k[1] for k in table.rows if k[0] == "vms" and pattern.fullmatch(k[1])]
+    assert len(sizes) >= 6, sizes
+    for size in sizes:
+        price, status = table.lookup("vms", size, "price_per_hour", "eastus")
+        assert status == "priced" and price.value > 0, size
+
+
+def test_a_size_new_to_the_catalog_takes_its_price_from_the_table(iolab, tmp_path):
+    # Standard_L8s_v3 is not in the bundled VM rows; a file adding its limits gets the
+    # table's East US price, 0.696 $/h (karpenter table), with no price of its own.
+    extra = tmp_path / "l8s.yaml"
+    extra.write_text("vms:\n  Standard_L8s_v3: {vcpus: 8, memory: 64GiB, max_data_disks: 16, premium_storage: true,"
+                     " uncached_iops: 12800, uncached_bandwidth: 290MB/s, source: test}\n")
+    doc = iolab(f"catalog show Standard_L8s_v3 --json --catalog {extra}").json()
+    assert doc["price_per_month"] == pytest.approx(0.696 * 730) and doc["price_status"] == {"price_per_month": "priced"}
