@@ -24,8 +24,8 @@ PRICE_WORDS = {"missing": "missing", "unpublished": "no price"}
 
 def _price_caption(cat: Catalog) -> str:
     where = cat.region or "the catalog"
-    return (f"{ASSUMED}\n[dim]prices in {where}, USD; missing: not published in {where}; "
-            "no price: published in no region (retired sizes, levels without a public price)[/]")
+    return (f"{ASSUMED}\n[dim]prices: USD in {where}; missing: not published in {where}; "
+            "no price: published in no region (retired, or no public price)[/]")
 
 
 def _status(cat: Catalog | None, row: Sourced, field: str) -> str | None:
@@ -160,7 +160,7 @@ def _disk_table(rows: list[DiskSku], cat: Catalog) -> Table:
     return t
 
 
-def _provisioned_table(rows: list[ProvisionedDisk], cat: Catalog) -> Table:
+def _provisioned_table(rows: list[ProvisionedDisk]) -> Table:
     t = _table("Provisioned disks (IOPS and MB/s set apart from the size)",
                ["id", "size", "free\nIOPS", "MB/s", "IOPS", "IOPS\nper GiB", "MB/s", "MB/s\nper IOPS",
                 "latency\nms"])
@@ -210,7 +210,7 @@ def _tables(cat: Catalog, section: Section) -> list[Table]:
     makers: dict[Section, Callable[[], list[Table]]] = {
         Section.vms: lambda: [_vm_table(list(cat.vms.values()), cat)],
         Section.disks: lambda: [_disk_table(list(cat.disks.values()), cat),
-                                _provisioned_table(list(cat.provisioned.values()), cat),
+                                _provisioned_table(list(cat.provisioned.values())),
                                 _provisioned_price_table(list(cat.provisioned.values()), cat)],
         Section.services: lambda: [_service_table(list(cat.services.values()), cat)],
         Section.protocols: lambda: [_protocol_table(list(cat.protocols.values()))],
