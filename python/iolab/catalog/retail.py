@@ -16,7 +16,10 @@ keeps (everything else is counted by the reason it was skipped):
   (MBps)", hourly units times 730 -> ``price_per_gib_month``, ``price_per_iops_month``,
   ``price_per_mbps_month``.
 
-When an id has several prices, the one with the latest ``effectiveStartDate`` wins.
+When an id has several prices, the one with the latest ``effectiveStartDate`` wins; among
+prices of the same date, the one of the highest ``tierMinimumUnits`` (the API lists Premium
+SSD v2's free first 3,000 IOPS as a tier priced 0, and the paid IOPS above as a tier from
+3,000; the catalog's free baseline covers the first).
 """
 
 from __future__ import annotations
@@ -46,11 +49,11 @@ _PROVISIONED_METERS = (("Provisioned Capacity", "price_per_gib_month", ("1 GiB/H
 
 @dataclass
 class RetailPrices:
-    """What :func:`read_pages` kept: ``prices[(section, id, field)] = (price, effective date)``."""
+    """What :func:`read_pages` kept: ``prices[(section, id, field)] = (price, (effective date, tier))``."""
 
     region: str | None = None
     currency: str | None = None
-    prices: dict[tuple[str, str, str], tuple[float, str]] = field(default_factory=dict)
+    prices: dict[tuple[str, str, str], tuple[float, tuple[str, float]]] = field(default_factory=dict)
     skipped: Counter = field(default_factory=Counter)
     items: int = 0
 
@@ -135,7 +138,7 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
     and naming the regions found when they are several and ``region`` is not given, or the
     currencies when the kept prices use more than one.
     """
-    kept: list[tuple[tuple[str, str, str], float, str, str, str]] = []
+    kept: list[tuple[tuple[str, str, str], float, str, str, tuple[str, float]]] = []
     out = RetailPrices()
     for path in paths:
         for index, raw in enumerate(_load_page(path)):
@@ -145,7 +148,10 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
             if isinstance(found, str):
                 out.skipped[found] += 1
             else:
-                kept.append((found[0], found[1], item["armRegionName"], item["currencyCode"], item["effectiveStartDate"]))
+                tier = item.get("tierMinimumUnits", 0)
+                tier = float(tier) if isinstance(tier, (int, float)) and not isinstance(tier, bool) else 0.0
+                kept.append((found[0], found[1], item["armRegionName"], item["currencyCode"],
+                             (item["effectiveStartDate"], tier)))
     regions = sorted({k[2] for k in kept})
     if region is not None:
         region = region.strip().lower()
@@ -166,7 +172,7 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
                               field="currencyCode")
         old = out.prices.get(key)
         if old is not None:
-            out.skipped["older price of the same meter"] += 1
+            out.skipped["older or lower-tier price of the same meter"] += 1
             if old[1] >= date:
                 continue
         out.prices[key] = (price, date)

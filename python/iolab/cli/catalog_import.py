@@ -44,7 +44,7 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
             skipped[f"not in the catalog ({section})"] += 1
             continue
         data.setdefault(section, {}).setdefault(ident, {})[fld] = price
-    dates = sorted({d[:10] for _, d in found.prices.values()})
+    dates = sorted({d[0][:10] for _, d in found.prices.values()})
     kept = {section: sum(len(fields) for fields in rows.values()) for section, rows in data.items()}
     header = [f"Prices imported by iolab catalog import-prices from {', '.join(str(f) for f in files)}",
               f"(pages saved from the Azure Retail Prices API): region {found.region or 'none'}, "
