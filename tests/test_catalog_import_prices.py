@@ -32,11 +32,14 @@ def test_good_pages_give_the_expected_rows(iolab, tmp_path):
     assert v2["price_per_mbps_month"] == pytest.approx(0.000055 * 730)
     assert data["provisioned"]["ultra"] == {"price_per_gib_month": pytest.approx(0.000213 * 730)}
     assert "region westeurope, currency USD" in out.read_text()
-    # what was skipped and why (18 items: 8 prices kept, 10 skipped); the free tier of Premium SSD v2
+    # Azure NetApp Files Premium: 0.000403 $/GiB-hour x 730; its double-encryption meter is skipped
+    assert data["services"] == {"anf-premium": {"price_per_gib_month": pytest.approx(0.000403 * 730)}}
+    # what was skipped and why (20 items: 9 prices kept, 11 skipped); the free tier of Premium SSD v2
     # IOPS (tierMinimumUnits 0, price 0) loses to the paid tier from 3,000 IOPS
-    for words in ("18 items read; kept 8 prices for westeurope", "1 Windows", "1 Spot", "1 Low Priority",
+    for words in ("20 items read; kept 9 prices for westeurope", "1 Windows", "1 Spot", "1 Low Priority",
                   "1 not pay-as-you-go (type Reservation)", "1 not pay-as-you-go (type DevTestConsumption)",
-                  "1 not in the catalog (vms)", "2 older or lower-tier price of the same meter", "2 other disk meter"):
+                  "1 not in the catalog (vms)", "2 older or lower-tier price of the same meter", "2 other disk meter",
+                  "1 Azure NetApp Files meter not priced by the catalog"):
         assert words in r.err
     # the file is a catalog file that --catalog takes; its prices hold in any --region
     d4 = next(v for v in iolab(f"catalog list vms --json --catalog {out} --region eastus").json()
@@ -46,9 +49,9 @@ def test_good_pages_give_the_expected_rows(iolab, tmp_path):
 
 def test_json_summary(iolab, tmp_path):
     doc = iolab(f"catalog import-prices {PAGES} -o {tmp_path / 'p.yaml'} --json").json()
-    assert doc["region"] == "westeurope" and doc["currency"] == "USD" and doc["items"] == 18
-    assert doc["kept"] == {"disks": 2, "provisioned": 4, "vms": 2}
-    assert doc["skipped"]["Windows"] == 1 and sum(doc["skipped"].values()) == 10
+    assert doc["region"] == "westeurope" and doc["currency"] == "USD" and doc["items"] == 20
+    assert doc["kept"] == {"disks": 2, "provisioned": 4, "services": 1, "vms": 2}
+    assert doc["skipped"]["Windows"] == 1 and sum(doc["skipped"].values()) == 11
 
 
 def test_malformed_page_exits_2_naming_the_item(iolab, tmp_path):

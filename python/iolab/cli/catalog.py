@@ -90,7 +90,8 @@ def import_prices(
 ) -> None:
     """Turn saved Azure Retail Prices API pages into a catalog file that --catalog takes.
 
-    Keeps Linux pay-as-you-go VM prices, managed disk (LRS) prices and Premium SSD v2 / Ultra
+    Keeps Linux pay-as-you-go VM prices, managed disk (LRS) prices, Premium SSD v2 / Ultra and
+    Azure NetApp Files
     unit prices for ids the catalog has; says how many items it skipped and why.
     """
     from ..errors import InputError

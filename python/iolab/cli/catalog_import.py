@@ -17,7 +17,7 @@ from ..catalog.retail import read_pages
 from ..errors import InputError
 from .common import err_console
 
-_NAMES = {"vms": "VM", "disks": "disk", "provisioned": "provisioned-disk"}
+_NAMES = {"vms": "VM", "disks": "disk", "provisioned": "provisioned-disk", "services": "service"}
 
 
 def _render(data: dict[str, dict[str, dict[str, float]]], header: list[str]) -> str:
@@ -49,7 +49,8 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
     header = [f"Prices imported by iolab catalog import-prices from {', '.join(str(f) for f in files)}",
               f"(pages saved from the Azure Retail Prices API): region {found.region or 'none'}, "
               f"currency {found.currency or 'none'}, effective {dates[0] if dates else '-'} to {dates[-1] if dates else '-'}.",
-              "VM prices are Linux pay-as-you-go per hour; disks per month; provisioned disks per GiB, IOPS, MB/s a month."]
+              "VM prices are Linux pay-as-you-go per hour; disks per month; provisioned disks per GiB, IOPS, MB/s a month;"
+              " services per GiB a month."]
     text = _render(data, header)
     if output is None:
         sys.stdout.write(text)
