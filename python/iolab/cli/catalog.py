@@ -90,9 +90,9 @@ def import_prices(
 ) -> None:
     """Turn saved Azure Retail Prices API pages into a catalog file that --catalog takes.
 
-    Keeps Linux pay-as-you-go VM prices, managed disk (LRS) prices, Premium SSD v2 / Ultra and
-    Azure NetApp Files
-    unit prices for ids the catalog has; says how many items it skipped and why.
+    Keeps Linux pay-as-you-go VM prices, managed disk (LRS) prices, Premium SSD v2 / Ultra unit
+    prices and Azure NetApp Files capacity prices for ids the catalog has; says how many items
+    it skipped and why.
     """
     from ..errors import InputError
     from .catalog_import import import_prices as run_import
