@@ -108,12 +108,13 @@ def test_in_region_leaves_the_catalog_it_was_called_on_alone():
     assert cat.vm("Standard_D16s_v5").price_per_month == before and cat.region is None
 
 
-def test_commands_without_prices_do_not_read_the_price_table():
+def test_commands_without_prices_do_not_read_the_price_table(tmp_path):
     code = ("import sys; from iolab.cli import app; from iolab.cli.common import run;"
             "rc = run(app, ['predict', 'examples/oltp-ds13-p30.yaml', '--json']);"
             "print('iolab.catalog.prices' in sys.modules, rc, file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                       env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+                       env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin",
+                            "XDG_CACHE_HOME": str(tmp_path)})
     assert r.stderr.strip().splitlines()[-1] == "False 0"
 
 
