@@ -79,7 +79,7 @@ def show(
 @app.command("import-prices")
 def import_prices(
     files: list[Path] = typer.Argument(..., help="Pages saved from the Azure Retail Prices API (JSON).",
-                                       show_default=False, metavar="FILE..."),
+                                       show_default=False, metavar="FILE"),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the catalog file here "
                                           "(default: standard output).", metavar="OUT"),
     force: bool = typer.Option(False, "--force", help="Overwrite OUT when it exists."),
