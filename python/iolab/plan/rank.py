@@ -27,7 +27,7 @@ from .config import Config
 from .cost import unpriced
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
-from .table import TOLERANCE, WORDS, Batch
+from .table import WORDS, Batch, Limits
 from .workload import Workload
 
 __all__ = ["Candidate", "Miss", "Plan", "rank"]
@@ -163,7 +163,8 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
          explain: int = 8) -> Plan:
     """Rank every evaluated row of ``batches`` and build the :class:`Plan` (``top``
     candidates, at most ``explain`` lines of each kind of explanation)."""
-    limit = req.require.latency if req.require else None
+    limits = Limits.of(req)
+    limit = limits.latency
     batches = [b for b in batches if len(b)]
     if not batches:
         return Plan(req, wl, (), 0, 0, (), (), (), tuple(excluded))
@@ -174,9 +175,9 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
     groups, group_code = np.unique(np.concatenate([np.asarray(b.group, dtype=object) for b in batches]).astype(str),
                                    return_inverse=True)
-    fails = np.concatenate([sum((u > 1 + TOLERANCE).astype(int) for u in b.util.values()) for b in batches])
+    fails = np.concatenate([limits.fails(b.util) for b in batches])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
-                 np.concatenate([b.feasible(limit) for b in batches]),
+                 np.concatenate([b.feasible(limits) for b in batches]),
                  np.concatenate([np.full(len(b), k) for k, b in enumerate(batches)]),
                  np.concatenate([np.arange(len(b)) for b in batches]), shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
@@ -202,7 +203,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
         seen.add(variant)
         config = b.config(r)
         pred = predict_at_load(req, wl, config)
-        if not _meets(pred, limit):
+        if not _meets(pred, limits):
             dropped += 1  # the compiled network disagrees with the bulk figures: trust the network
             continue
         price = None if unpriced_rows[idx] else float(rows.cost[idx])
@@ -250,10 +251,10 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
     return out[:limit]
 
 
-def _meets(pred: LoadPrediction, limit: float | None) -> bool:
-    if pred.bottleneck.utilization > 1 + TOLERANCE:
+def _meets(pred: LoadPrediction, limits: Limits) -> bool:
+    if any(limits.over(r.kind, r.utilization) for r in pred.loads):
         return False
-    return limit is None or pred.latency <= limit * (1 + TOLERANCE)
+    return limits.latency is None or pred.latency <= limits.latency * (1 + 1e-9)
 
 
 def _candidate(req: Requirements, rank_: int, price: float | None, config: Config, pred: LoadPrediction,
@@ -307,34 +308,38 @@ def _miss(req: Requirements, wl: Workload, rows: _Rows, idx: int) -> Miss:
 def failing_kinds(req: Requirements, b: Batch, r: int) -> list[str]:
     """The resource kinds (``capacity`` included) over 1 in row ``r``; the binding kind when
     only the latency fails."""
-    kinds = [k for k, u in b.util.items() if u[r] > 1 + TOLERANCE]
-    limit = req.require.latency if req.require else None
-    if not kinds and limit is not None and b.latency[r] > limit * (1 + TOLERANCE):
+    limits = Limits.of(req)
+    kinds = [k for k, u in b.util.items() if limits.over(k, u[r])]
+    if not kinds and not limits.ok({}, b.latency[r:r + 1]).all():
         kinds = [b.binding(r)[0]]
     return kinds
 
 
 def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
-    """What row ``r`` of ``b`` lacks, worst first."""
+    """What row ``r`` of ``b`` lacks, worst first: the resources that break the margin
+    (``require.max_utilization``), the capacity, the latency."""
+    limits = Limits.of(req)
     out = []
     need = req.require.capacity if req.require else None
     cap_u = float(b.util.get("capacity", np.zeros(len(b)))[r])
-    if need and cap_u > 1 + TOLERANCE:
+    if need and limits.over("capacity", cap_u):
         out.append(f"holds {format_size(need / cap_u)}, not the {format_size(need)} required")
-    over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and u[r] > 1 + TOLERANCE),
+    over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and limits.over(k, u[r])),
                   reverse=True)
     finite = [(float(u[r]), k) for k, u in b.util.items() if k != "capacity" and math.isfinite(u[r])]
+    margin = limits.max_utilization < 1.0
     for u, k in over:
         if math.isfinite(u):
-            out.append(f"{WORDS.get(k, k)} would be {u:.0%} busy at {format_ops(wl.rate)}")
+            allowed = f", over the {limits.max_utilization:.0%} allowed" if margin and u <= 1 + 1e-9 else ""
+            out.append(f"{WORDS.get(k, k)} would be {u:.0%} busy at {format_ops(wl.rate)}{allowed}")
             continue
         # Slots fill without bound when a cap on their path is exactly saturated.
         top_u, top_k = max(finite, default=(0.0, ""))
         cause = f" ({WORDS.get(top_k, top_k)} is {top_u:.0%} busy)" if top_k else ""
         out.append(f"{WORDS.get(k, k)} would fill without bound at {format_ops(wl.rate)}{cause}")
-    limit = req.require.latency if req.require else None
+    limit = limits.latency
     lat = float(b.latency[r])
-    if limit is not None and not over and lat > limit * (1 + TOLERANCE):
+    if limit is not None and not over and not limits.ok({}, b.latency[r:r + 1]).all():
         kind, u = b.binding(r)
         shown = format_duration(lat) if math.isfinite(lat) else "unbounded"
         out.append(f"mean latency {shown} over the required {format_duration(limit)} "

@@ -32,7 +32,7 @@ from ..units import GiB, MiB, TiB, format_rate
 from .config import Config, ShareChoice
 from .cost import billed_capacity, share_price, vm_price
 from .requirements import NCONNECT, Requirements
-from .table import TOLERANCE, Batch
+from .table import Batch, Limits
 from .workload import Workload
 
 __all__ = ["search_shares", "PROTOCOLS"]
@@ -64,13 +64,9 @@ def search_shares(req: Requirements, wl: Workload, levels: list[ServiceLevel]) -
             regular = _Family(req, wl, level, proto, vms, large=False)
             batch = regular.batch()
             out.append(batch)
-            if level.large_min_size is not None and not batch.feasible(_latency(req)).any():
+            if level.large_min_size is not None and not batch.feasible(Limits.of(req)).any():
                 out.append(_Family(req, wl, level, proto, vms, large=True).batch())
     return out
-
-
-def _latency(req: Requirements) -> float | None:
-    return req.require.latency if req.require else None
 
 
 def _vm_choices(req: Requirements) -> list[str | None]:
@@ -138,6 +134,7 @@ class _Family:
         self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
+        self.limits = Limits.of(req)
 
     def service(self, x: int) -> tuple[np.ndarray, float]:
         """Demand per IO at the service cap for each stream, and its utilization at the load."""
@@ -180,20 +177,16 @@ class _Family:
 
     def ok(self, rows: np.ndarray, x: int) -> np.ndarray:
         util, latency = self.evaluate(rows, x)
-        good = np.max(np.vstack(list(util.values())), axis=0) <= 1 + TOLERANCE
-        limit = _latency(self.req)
-        if limit is not None:
-            good &= latency <= limit * (1 + TOLERANCE)
-        return good
+        return self.limits.ok(util, latency)
 
     def _service_floor(self) -> int:
-        """The smallest x at which the service alone is not saturated (hi when none is)."""
+        """The smallest x at which the service alone keeps its margin (hi when none does)."""
         lo, hi = self.knob.lo, self.knob.hi
-        if self.service(hi)[1] > 1 + TOLERANCE:
+        if self.limits.over("service", self.service(hi)[1]):
             return hi
         while lo < hi:
             mid = (lo + hi) // 2
-            if self.service(mid)[1] <= 1 + TOLERANCE:
+            if not self.limits.over("service", self.service(mid)[1]):
                 hi = mid
             else:
                 lo = mid + 1
