@@ -24,11 +24,12 @@ def plan(
     json_: bool = JSON_OPTION,
     top: int = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    region: str = typer.Option("eastus", "--region", help="The Azure region whose prices to use."),
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
     from ..plan import PoolResult, load_requirements, plan as run_plan
 
-    req = load_requirements(file, catalog or ())
+    req = load_requirements(file, catalog or ()).in_region(region)
     result = run_plan(req, top=top)
     if json_:
         print_json(result.to_json())
@@ -53,9 +54,12 @@ def _print(p: Plan, file: Path) -> None:
         parts.append(f"mean latency ≤ {format_duration(need.latency)}")
     if need.capacity is not None:
         parts.append(f"{format_size(need.capacity)} usable")
+    parts.append(f"no resource over {need.max_utilization:.0%} busy")
     clients = f" across {req.clients} clients" if req.clients > 1 else ""
     console.print(f"[bold]Plan[/] for {file}: {wl.describe()} — {', '.join(parts)}{clients}")
-    console.print(f"searched {p.evaluated:,} configurations ({req.search.kind}): {p.feasible:,} feasible")
+    kinds = " and ".join(req.search.kinds)
+    console.print(f"searched {p.evaluated:,} configurations ({kinds}; prices of {req.region}): "
+                  f"{p.feasible:,} feasible")
     if not p.candidates:
         if p.evaluated:
             console.print("[bold red]No configuration meets the requirements.[/] The nearest misses:")
@@ -87,6 +91,8 @@ def _print(p: Plan, file: Path) -> None:
     console.print(f"[bold]#1[/] {first.config.describe()} carries the load with {first.headroom:.0%} headroom; "
                   f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {b.utilization:.0%} "
                   f"busy). {keep}")
+    if first.bill is not None:
+        console.print(f"Monthly bill of #1: {_bill(first.bill)}")
     for note in first.notes:
         console.print(f"[dim]note: {note}[/]")
     if len(p.candidates) > 1 or p.rejected or p.others or p.excluded:
@@ -105,6 +111,13 @@ def _print(p: Plan, file: Path) -> None:
         console.print("  feasible, but without a price in the catalog: "
                       + "; ".join(m.config.describe() for m in unpriced))
     _excluded(p)
+
+
+def _bill(b) -> str:
+    """``VM $560.64 + disks $540.68 = $1,101.32`` (parts that cost nothing left out)."""
+    parts = [(name, x) for name, x in (("VM", b.vm), ("disks", b.disks), ("shares and pools", b.shares),
+                                       ("provisioned IOPS and throughput", b.provisioned)) if x > 0.005]
+    return " + ".join(f"{name} ${x:,.2f}" for name, x in parts) + f" = ${b.total:,.2f}"
 
 
 def _latency(seconds: float) -> str:

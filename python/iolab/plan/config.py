@@ -84,6 +84,15 @@ class Config:
     disks: tuple[DiskChoice, ...] = ()
     share: ShareChoice | None = None
 
+    def groups(self) -> tuple[DiskChoice, ...]:
+        """Every disk group of the configuration."""
+        return self.disks
+
+    @property
+    def kind(self) -> str:
+        """``share`` or ``disks``."""
+        return "share" if self.share is not None else "disks"
+
     def to_json(self) -> dict:
         doc: dict = {}
         if self.share is not None:

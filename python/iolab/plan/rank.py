@@ -24,7 +24,7 @@ import numpy as np
 
 from ..units import format_duration, format_ops, format_size
 from .config import Config
-from .cost import unpriced
+from .cost import Bill, bill, unpriced
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
 from .table import WORDS, Batch, Limits
@@ -43,6 +43,7 @@ class Candidate:
     prediction: LoadPrediction
     why: str | None = None
     notes: tuple[str, ...] = ()
+    bill: Bill | None = None
 
     @property
     def headroom(self) -> float:
@@ -54,7 +55,10 @@ class Candidate:
                      "priced": self.monthly_cost is not None,
                      "config": self.config.to_json(),
                      "prediction": self.prediction.to_json(),
-                     "headroom": round(self.headroom, 4)}
+                     "headroom": round(self.headroom, 4),
+                     "kind": self.config.kind}
+        if self.bill is not None:
+            doc["bill"] = self.bill.to_json()
         if self.why:
             doc["why"] = self.why
         if self.notes:
@@ -123,7 +127,9 @@ class Plan:
         assert req is not None
         doc: dict = {
             "required": {"iops": round(self.workload.rate, 1), "bandwidth": float(round(self.workload.bandwidth)),
-                         "latency": req.latency, "capacity": req.capacity, "clients": self.requirements.clients},
+                         "latency": req.latency, "capacity": req.capacity, "clients": self.requirements.clients,
+                         "max_utilization": req.max_utilization, "percentiles": dict(req.percentiles)},
+            "region": self.requirements.region,
             "candidates": [c.to_json() for c in self.candidates],
             "evaluated": self.evaluated,
             "feasible": self.feasible,
@@ -272,7 +278,7 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
             diff = price - first.monthly_cost
             why = (f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1")
             why += f" (headroom {pred.headroom:.0%} against {first.headroom:.0%})"
-    return Candidate(rank_, price, config, pred, why, tuple(notes))
+    return Candidate(rank_, price, config, pred, why, tuple(notes), bill(req.catalog, config))
 
 
 def _best_per_group(idxs: np.ndarray, rows: _Rows, by_shortfall: bool = False) -> list[int]:

@@ -54,6 +54,8 @@ __all__ = [
 
 TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool")
 """The keys a requirements file may have at its top level."""
+DEFAULT_REGION = "eastus"
+"""The Azure region whose prices a plan uses unless told (``--region``)."""
 NCONNECT = (1, 2, 4, 8, 16)
 """NFS connections (SMB channels) per client tried when ``search.nconnect`` is not given."""
 
@@ -258,6 +260,11 @@ class Requirements:
     catalog: Catalog
     pool: PoolRequest | None = None
     ignored: tuple[str, ...] = ()
+    region: str = DEFAULT_REGION
+
+    def in_region(self, region: str) -> "Requirements":
+        """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`)."""
+        return replace(self, catalog=self.catalog.in_region(region), region=region)
 
     def summary(self) -> dict:
         """What the file asks for, in base units (for ``iolab check``)."""
@@ -267,7 +274,8 @@ class Requirements:
         return {
             "jobs": [{"name": j.name, "rw": j.fio.rw, "bs": j.fio.bs, "rwmixread": j.fio.rwmixread,
                       "outstanding": j.fio.outstanding} for j in self.jobs],
-            "require": self.require.model_dump(exclude_none=True),
+            "require": {**self.require.model_dump(exclude_none=True),
+                        **({"percentiles": dict(self.require.percentiles)} if self.require.percentiles else {})},
             "clients": self.clients,
             "search": self.search.model_dump(exclude_none=True),
         }
