@@ -44,10 +44,12 @@ def plan(req: Requirements, top: int = 5) -> Plan | PoolResult:
         plans, misses = plan_pools(req)
         return PoolResult(req, tuple(plans), tuple(misses))
     wl = Workload.of(req)
-    if req.search.kind == "share":
-        batches = search_shares(req, wl, space.levels(req))
-        return rank(req, wl, batches, [], top)
-    batches, excluded = _disks(req, wl)
+    batches: list[Batch] = []
+    excluded: list[str] = []
+    if "disks" in req.search.kinds:
+        batches, excluded = _disks(req, wl)
+    if "share" in req.search.kinds:
+        batches += search_shares(req, wl, space.levels(req))
     return rank(req, wl, batches, excluded, top)
 
 

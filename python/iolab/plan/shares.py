@@ -70,11 +70,36 @@ def search_shares(req: Requirements, wl: Workload, levels: list[ServiceLevel]) -
 
 
 def _vm_choices(req: Requirements) -> list[str | None]:
-    if req.search.vms is None:
-        return [None]
+    """Client VM sizes for shares: none (a generic client) when ``kind: share`` names no
+    VMs; with ``kind: any`` the VM sizes searched (all by default), of which only those that
+    no cheaper VM matches in network bandwidth (the one VM figure a share's path uses)."""
     from .space import vms
 
-    return list(vms(req))
+    if req.search.kind != "any":
+        return [None] if req.search.vms is None else list(vms(req))
+    return list(frontier([req.catalog.vms[v] for v in vms(req)]))
+
+
+def frontier(rows: list) -> list[str]:
+    """VM ids that no cheaper (or as cheap) VM matches in network bandwidth (no figure:
+    no cap). Unpriced VMs are kept only where they reach a bandwidth no priced one does,
+    one per bandwidth."""
+    def bw(vm) -> float:
+        return vm.network_bandwidth or math.inf
+
+    out: list[str] = []
+    best = -1.0
+    priced = sorted((v for v in rows if v.price_per_month is not None), key=lambda v: (v.price_per_month, -bw(v)))
+    for vm in priced:
+        if bw(vm) > best:
+            out.append(vm.id)
+            best = bw(vm)
+    seen: set[float] = set()
+    for vm in sorted((v for v in rows if v.price_per_month is None), key=bw):
+        if bw(vm) > best and bw(vm) not in seen:
+            out.append(vm.id)
+            seen.add(bw(vm))
+    return out
 
 
 def _knob(req: Requirements, level: ServiceLevel, large: bool) -> _Knob:

@@ -1,0 +1,179 @@
+"""`iolab plan` for production: a utilization margin, disks and shares in one search, the
+monthly bill by part, regions, and requirements written by a program — on the small
+catalog tests/data/plan/catalog.yaml, with every answer worked out by hand.
+
+Common arithmetic (see tests/test_plan_disks.py): an 8 KiB IO costs T_Big's uncached cap
+max(1/20000, 8192/400e6) = 50 µs and a T_P disk max(1/2000, 8192/100e6) = 0.5 ms.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import DATA
+
+GiB, TiB, MiB = 2**30, 2**40, 2**20
+
+
+def reads(extra: str = "", search: str = "kind: disks, vms: [T_Small, T_Big], skus: [T_P]") -> str:
+    return f"""
+version: 1
+jobs: [{{rw: randread, bs: 8k, iodepth: 16, ioengine: libaio}}]
+require: {{iops: 5400{extra}}}
+search: {{{search}}}
+"""
+
+
+def test_the_default_margin_changes_the_winner(plan):
+    # 5,400 IOPS over n × T_P (2,000 IOPS each): 3 disks are 5400/3/2000 = 90 % busy, 4 are
+    # 67.5 %. Without a margin (max_utilization: 1) T_Big + 3 × T_P wins at $300 + 3 × $50 =
+    # $450; with the default 80 % 3 disks break the margin and 4 win at $500.
+    loose = plan(reads(", max_utilization: 1"))
+    assert loose["candidates"][0]["config"]["disks"][0]["count"] == 3
+    assert loose["candidates"][0]["monthly_cost"] == 450.0
+    assert loose["required"]["max_utilization"] == 1.0
+    doc = plan(reads())
+    first = doc["candidates"][0]
+    assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
+    assert first["monthly_cost"] == 500.0
+    assert first["headroom"] == pytest.approx(1 - 0.675)
+    assert doc["required"]["max_utilization"] == 0.8
+    # The 3-disk row is cheaper and fails: the explanation names the disks and the margin.
+    three = next(m for m in doc["rejected"] if m["config"]["vm"] == "T_Big")
+    assert three["config"]["disks"][0]["count"] == 3 and three["monthly_cost"] == 450.0
+    assert three["lacks"] == ["the disks would be 90% busy at 5,400 IOPS, over the 80% allowed"]
+
+
+def test_every_candidate_keeps_the_margin_on_every_resource(plan):
+    doc = plan(reads(", max_utilization: 70%"), "--top", "5")
+    assert doc["required"]["max_utilization"] == 0.7
+    for c in doc["candidates"]:
+        pred = c["prediction"]
+        assert all(r["utilization"] <= 0.7 + 1e-9 for r in pred["resources"] + pred.get("slots", []))
+        assert c["headroom"] >= 0.3 - 1e-9
+
+
+def test_a_margin_on_session_slots(plan):
+    # 40,000 IOPS of 8 KiB reads on t-slots over NFSv4.1 (one session of 64 slots). At the
+    # 1 TiB minimum the service gives 1,024 MiB/s: D = 7.629 µs, U = 40000 × 7.629 µs = 30.5 %;
+    # one connection carries 500 MiB/s: D = 15.625 µs, U = 62.5 %. An IO spends 1 ms +
+    # 7.629 × 0.305/0.695 + 15.625 × 0.625/0.375 µs = 1.029389 ms inside the session:
+    # 40,000 × 1.029389 ms = 41.18 IOs in 64 slots, 64.3 % busy; fine at 80 %, not at 63 %
+    # (the connection, 62.5 %, is; a larger share barely helps: at 10 TiB still 64.2 %).
+    text = """
+version: 1
+jobs: [{rw: randread, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
+require: {iops: 40000, capacity: 1TiB%s}
+search: {kind: share, levels: [t-slots], protocols: [nfs4.1], nconnect: [1]}
+"""
+    doc = plan(text % "")
+    slots = doc["candidates"][0]["prediction"]["slots"]
+    assert slots[0]["utilization"] == pytest.approx(40000 * 1.029389e-3 / 64, abs=1e-4)
+    tight = plan(text % ", max_utilization: 0.63")
+    assert tight["candidates"] == []
+    lacks = tight["nearest"][0]["lacks"]
+    assert "the NFSv4.1 session slots would be 64% busy at 40,000 IOPS, over the 63% allowed" in lacks
+    assert tight["nearest"][0]["facts"] == ["NFSv4.1 has one session of 64 slots per client, whatever nconnect is"]
+
+
+def test_kind_any_picks_a_share_over_disks_where_cheaper(plan):
+    # Disks: T_Small takes two T_P (135 % busy); T_Big needs 4 × T_P for the 80 % margin: $500.
+    # Share t-cheap over NFSv3 (16 MiB/s per TiB): 5,400 × 8 KiB = 42.1875 MiB/s must keep
+    # the service ≤ 80 % busy: 52.734 MiB/s, 3.2959 TiB = 3,375 GiB × $0.04 = $135. Its client
+    # VM: T_Small ($100; no network figure, so no egress cap) is cheaper than T_Big and as
+    # good: $235, the answer. The disk attempt on T_Small ($200) is cheaper and fails.
+    doc = plan(reads(search="kind: any, vms: [T_Small, T_Big], skus: [T_P], levels: [t-cheap], "
+                            "protocols: [nfs3], nconnect: [1]"))
+    first = doc["candidates"][0]
+    assert first["kind"] == "share"
+    assert first["config"] == {"service": "anf", "level": "t-cheap", "size": 3375 * GiB,
+                               "throughput": pytest.approx(3375 / 1024 * 16 * MiB, abs=0.1),
+                               "protocol": "nfs3", "nconnect": 1, "qos": "auto", "vm": "T_Small"}
+    assert first["monthly_cost"] == pytest.approx(235.0)
+    assert first["bill"] == {"vm": 100.0, "disks": 0.0, "shares": 135.0, "provisioned": 0.0, "total": 235.0}
+    disks = next(c for c in doc["candidates"] if c["kind"] == "disks")
+    assert disks["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
+    assert disks["why"].startswith("costs $265.00/month more than #1")
+    small = next(m for m in doc["rejected"] if m["config"].get("disks"))
+    assert small["config"]["vm"] == "T_Small" and small["monthly_cost"] == 200.0
+    assert "the disks would be 135% busy" in small["lacks"][0]
+    assert small["facts"] == ["T_Small takes at most 2 data disks"]
+    # A list of kinds is the same search.
+    same = plan(reads(search="kind: [disks, share], vms: [T_Small, T_Big], skus: [T_P], levels: [t-cheap], "
+                             "protocols: [nfs3], nconnect: [1]"))
+    assert same["candidates"] == doc["candidates"]
+
+
+def test_kind_any_tries_host_caching_where_published(plan):
+    # No caching given: kind any tries none and ReadOnly (the workload only reads). T_Cache's
+    # 256 GiB cache holds the 200 GiB working set: every read hits the cached cap
+    # (20,000 IOPS: 27 % busy) and one T_P holds the capacity: $250 + $50 = $300, cheaper
+    # than T_Big + 4 × T_P ($500). Uncached, T_Cache's 5,000 IOPS would be 108 % busy.
+    doc = plan(reads(", capacity: 200GiB", search="kind: any, vms: [T_Cache, T_Big], skus: [T_P], "
+                                                 "levels: [t-fast], protocols: [nfs3], nconnect: [1]"))
+    first = doc["candidates"][0]
+    assert first["config"] == {"vm": "T_Cache", "disks": [{"sku": "T_P", "count": 1, "caching": "readonly"}]}
+    assert first["monthly_cost"] == 300.0
+
+
+def test_readwrite_is_tried_only_when_writes_need_not_be_durable(tmp_path):
+    from iolab.plan import load_requirements
+
+    base = "version: 1\njobs: [{rw: randrw, rwmixread: 50, bs: 8k}]\nrequire: {iops: 100%s}\nsearch: {kind: %s}\n"
+    cases = {("", "any"): ["none", "readonly"], (", durable: false", "any"): ["none", "readonly", "readwrite"],
+             ("", "disks"): ["none"]}
+    for (extra, kind), modes in cases.items():
+        path = tmp_path / "req.yaml"
+        path.write_text(base % (extra, kind))
+        assert load_requirements(path).search.caching == modes, (extra, kind)
+    path.write_text("version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 100, durable: false}\n"
+                    "search: {kind: any}\n")
+    assert load_requirements(path).search.caching == ["none", "readonly"]  # no writes: ReadWrite is ReadOnly
+
+
+def test_the_bill_adds_up_to_the_monthly_cost(plan):
+    # T_Big + 1 × Premium SSD v2 with 5,400 IOPS under the 80 % margin: 6,750 IOPS at least
+    # (more for a 2 ms mean); price per GiB-month $0.10, per IOPS-month above 3,000 $0.01.
+    doc = plan(reads(", latency: 2ms", search="kind: disks, vms: [T_Big], skus: [premium-v2], max_disks: 1"))
+    first = doc["candidates"][0]
+    disk = first["config"]["disks"][0]
+    assert disk["iops"] >= 5400 / 0.8
+    bill = first["bill"]
+    assert bill["vm"] == 300.0
+    assert bill["disks"] == pytest.approx(disk["size"] / GiB * 0.10)
+    assert bill["provisioned"] == pytest.approx((disk["iops"] - 3000) * 0.01)
+    assert bill["shares"] == 0.0
+    assert bill["total"] == pytest.approx(first["monthly_cost"], abs=0.01)
+    assert sum(bill[k] for k in ("vm", "disks", "shares", "provisioned")) == pytest.approx(bill["total"], abs=0.02)
+
+
+def test_the_bill_of_a_manual_qos_pool(plan):
+    # t-pool ($0.20/GiB, pool ≥ 1 TiB, 64 MiB/s per TiB): 5,400 × 8 KiB = 42.1875 MiB/s needs
+    # ≥ 52.734 MiB/s at 80 %: a volume of 843.75 → 844 GiB (52.75 MiB/s), billed by its pool
+    # of at least 1 TiB: $204.80, nothing provisioned on top (the level prices no throughput).
+    doc = plan(reads(search="kind: share, levels: [t-pool], protocols: [nfs3], nconnect: [1]"))
+    first = doc["candidates"][0]
+    assert first["config"]["size"] == 844 * GiB and first["config"]["pool"] == TiB
+    assert first["config"]["throughput"] == pytest.approx(52.75 * MiB)
+    assert first["bill"] == {"vm": 0.0, "disks": 0.0, "shares": 204.8, "provisioned": 0.0, "total": 204.8}
+
+
+def test_region_is_passed_to_the_catalog(iolab, tmp_path, monkeypatch):
+    from iolab.catalog import Catalog
+
+    asked = []
+    real = Catalog.in_region
+
+    def spy(self, region):
+        asked.append(region)
+        return real(self, region)
+
+    monkeypatch.setattr(Catalog, "in_region", spy)
+    path = tmp_path / "req.yaml"
+    path.write_text(reads())
+    r = iolab("plan", str(path), "--json", "--catalog", str(DATA / "plan" / "catalog.yaml"))
+    assert r.code == 0, r.err
+    assert asked == ["eastus"] and r.json()["region"] == "eastus"
+    r = iolab("plan", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"), "--region", "westeurope")
+    assert r.code == 0, r.err
+    assert asked[-1] == "westeurope" and "prices of westeurope" in r.out
