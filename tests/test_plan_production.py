@@ -177,3 +177,95 @@ def test_region_is_passed_to_the_catalog(iolab, tmp_path, monkeypatch):
     r = iolab("plan", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"), "--region", "westeurope")
     assert r.code == 0, r.err
     assert asked[-1] == "westeurope" and "prices of westeurope" in r.out
+
+
+# --- Latency percentiles, checked by simulation --------------------------------------------
+
+TAIL = """
+version: 1
+jobs: [{rw: randread, bs: 8k, iodepth: 16, ioengine: libaio}]
+require: {iops: 750, latency: %s}
+search: {kind: disks, vms: [T_Wide], skus: [T_Slow, T_Quick]}
+"""
+DETERMINISTIC = str(DATA / "plan" / "deterministic.yaml")
+
+
+def md1_wait_quantile(q: float, lam: float, d: float) -> float:
+    """The q-quantile of the wait in an M/D/1 queue (Poisson arrivals at ``lam``, service
+    ``d`` seconds), from Erlang's formula P(W ≤ t) = (1 − ρ) Σ_{k=0}^{⌊t/d⌋}
+    (λ(kd − t))^k / k! · e^{−λ(kd − t)}, found by stepping up then bisecting."""
+    import math
+
+    def cdf(t: float) -> float:
+        return (1 - lam * d) * sum((lam * (k * d - t)) ** k / math.factorial(k) * math.exp(-lam * (k * d - t))
+                                   for k in range(int(t // d) + 1))
+
+    hi = d / 8
+    while cdf(hi) < q:
+        hi += d / 8
+    lo = hi - d / 8
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if cdf(mid) >= q else (mid, hi)
+    return hi
+
+
+def test_a_p99_bound_changes_the_winner(plan):
+    # 750 IOPS of 8 KiB reads on T_Wide (caps too high to matter, $100). T_Slow ($40) serves an
+    # IO in 1 ms (1,000 IOPS), T_Quick ($60) in 0.5 ms (2,000 IOPS); both take 1 ms unloaded.
+    # On means (M/M/1, as the plan reckons): 1 × T_Slow is 75 % busy, 1 ms / 0.25 = 4 ms ≤ 5 ms:
+    # T_Wide + 1 × T_Slow wins at $140.
+    mean_only = plan(TAIL % "5ms", "--catalog", DETERMINISTIC)
+    first = mean_only["candidates"][0]
+    assert first["config"]["disks"] == [{"sku": "T_Slow", "count": 1, "caching": "none"}]
+    assert first["monthly_cost"] == 140.0
+    assert "simulated" not in first and "checked" not in mean_only
+    # Simulated, each disk is an M/D/1 queue (Poisson arrivals, a throttle's even service)
+    # plus a fixed delay of 1 ms − service: latency = 1 ms + wait. The exact p99s:
+    # 1 × T_Slow: λ 750, d 1 ms → 9.04 ms; 1 × T_Quick: λ 750, d 0.5 ms → 2.18 ms;
+    # 2 × T_Slow: λ 375 each, d 1 ms → 3.36 ms. With p99 ≤ 4 ms, T_Slow alone fails and
+    # T_Wide + 1 × T_Quick wins at $160.
+    exact = {("T_Slow", 1): 1e-3 + md1_wait_quantile(0.99, 750, 1e-3),
+             ("T_Quick", 1): 1e-3 + md1_wait_quantile(0.99, 750, 0.5e-3),
+             ("T_Slow", 2): 1e-3 + md1_wait_quantile(0.99, 375, 1e-3)}
+    assert exact[("T_Slow", 1)] == pytest.approx(9.04e-3, abs=1e-5)
+    assert exact[("T_Quick", 1)] == pytest.approx(2.18e-3, abs=1e-5)
+    doc = plan(TAIL % "{mean: 5ms, p99: 4ms}", "--catalog", DETERMINISTIC, "--top", "2", "--sim-ios", "20000")
+    assert doc["required"]["percentiles"] == {"p99": 0.004} and doc["required"]["latency"] == 0.005
+    first = doc["candidates"][0]
+    assert first["config"]["disks"] == [{"sku": "T_Quick", "count": 1, "caching": "none"}]
+    assert first["monthly_cost"] == 160.0
+    assert doc["checked"] == 3  # T_Slow alone, T_Quick alone, 2 × T_Slow: two meet, --top 2
+    slow = doc["rejected"][0]
+    assert slow["config"]["disks"] == [{"sku": "T_Slow", "count": 1, "caching": "none"}]
+    assert slow["lacks"][0].startswith("simulated p99 ") and slow["lacks"][0].endswith("over the required 4 ms")
+    seen = {(c["config"]["disks"][0]["sku"], c["config"]["disks"][0]["count"]): c["simulated"]
+            for c in doc["candidates"] + doc["rejected"]}
+    assert set(seen) == set(exact)
+    for key, sim in seen.items():
+        assert sim["percentiles"]["p99"] == pytest.approx(exact[key], rel=0.05), key
+        low, high = sim["interval"]["p99"]
+        assert low < sim["percentiles"]["p99"] < high and high - low < 0.25 * exact[key]
+        assert sim["replications"] == 5 and sim["ios"] == 5 * 20000
+        assert sim["meets"] == (sim["percentiles"]["p99"] <= 0.004)
+    # Seeded: the same command gives the same figures.
+    again = plan(TAIL % "{mean: 5ms, p99: 4ms}", "--catalog", DETERMINISTIC, "--top", "2", "--sim-ios", "20000")
+    assert again == doc
+
+
+def test_no_candidate_meets_the_percentile(plan, iolab, tmp_path):
+    # p99 ≤ 1.5 ms leaves 0.5 ms of wait at the 99th percentile. The two cheapest on means,
+    # 1 × T_Slow (exact p99 9.04 ms) and 1 × T_Quick (2.18 ms), both fail; with --check-top 2
+    # nothing else is simulated, so nothing is proposed (a configuration not simulated is
+    # never proposed), and the nearest misses come least shortfall first: T_Quick, T_Slow.
+    doc = plan(TAIL % "{p99: 1.5ms}", "--catalog", DETERMINISTIC, "--check-top", "2", "--sim-ios", "5000")
+    assert doc["candidates"] == [] and doc["checked"] == 2
+    assert doc["required"]["latency"] is None
+    assert [m["config"]["disks"][0]["sku"] for m in doc["nearest"][:2]] == ["T_Quick", "T_Slow"]
+    assert all(m["lacks"][0].startswith("simulated p99") for m in doc["nearest"][:2])
+    path = tmp_path / "tail.yaml"
+    path.write_text(TAIL % "{p99: 1.5ms}")
+    r = iolab("plan", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"), "--catalog", DETERMINISTIC,
+              "--check-top", "2", "--sim-ios", "5000")
+    assert r.code == 0, r.err
+    assert "No configuration meets the requirements" in r.out and "simulated p99" in r.out

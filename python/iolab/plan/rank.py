@@ -28,6 +28,7 @@ from .cost import Bill, bill, unpriced
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
 from .table import WORDS, Batch, Limits
+from .tail import TailCheck, TailOptions, check_tail, ios_for, job_rates
 from .workload import Workload
 
 __all__ = ["Candidate", "Miss", "Plan", "rank"]
@@ -44,6 +45,7 @@ class Candidate:
     why: str | None = None
     notes: tuple[str, ...] = ()
     bill: Bill | None = None
+    tail: TailCheck | None = None
 
     @property
     def headroom(self) -> float:
@@ -59,6 +61,8 @@ class Candidate:
                      "kind": self.config.kind}
         if self.bill is not None:
             doc["bill"] = self.bill.to_json()
+        if self.tail is not None:
+            doc["simulated"] = self.tail.to_json()
         if self.why:
             doc["why"] = self.why
         if self.notes:
@@ -79,6 +83,7 @@ class Miss:
     facts: tuple[str, ...]
     shortfall: float
     why: str | None = None
+    tail: TailCheck | None = None
 
     @property
     def feasible(self) -> bool:
@@ -92,6 +97,8 @@ class Miss:
         if self.why:
             doc["why"] = self.why
         doc["shortfall"] = round(self.shortfall, 4) if math.isfinite(self.shortfall) else None
+        if self.tail is not None:
+            doc["simulated"] = self.tail.to_json()
         return doc
 
     def describe(self) -> str:
@@ -121,6 +128,7 @@ class Plan:
     others: tuple[Miss, ...]
     nearest: tuple[Miss, ...]
     excluded: tuple[str, ...]
+    checked: int = 0
 
     def to_json(self) -> dict:
         req = self.requirements.require
@@ -137,6 +145,8 @@ class Plan:
             "others": [m.to_json() for m in self.others],
             "excluded": list(self.excluded),
         }
+        if req.percentiles:
+            doc["checked"] = self.checked
         if not self.candidates:
             doc["nearest"] = [m.to_json() for m in self.nearest]
         return doc
@@ -166,9 +176,13 @@ class _Rows:
 
 
 def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[str], top: int,
-         explain: int = 8) -> Plan:
+         explain: int = 8, tail: TailOptions | None = None) -> Plan:
     """Rank every evaluated row of ``batches`` and build the :class:`Plan` (``top``
-    candidates, at most ``explain`` lines of each kind of explanation)."""
+    candidates, at most ``explain`` lines of each kind of explanation). With latency
+    percentiles required, the ``tail.top`` cheapest rows that pass on means are simulated
+    and only those whose percentiles meet the bounds stay candidates."""
+    bounds = dict(req.require.percentiles) if req.require else {}
+    tail = (tail or TailOptions()) if bounds else None
     limits = Limits.of(req)
     limit = limits.latency
     batches = [b for b in batches if len(b)]
@@ -199,8 +213,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     chosen: list[int] = []
     seen: set = set()
     dropped = 0
+    tail_misses: list[Miss] = []
+    checked = 0
     for idx in feasible_order:
-        if len(candidates) >= top:
+        if len(candidates) >= top or (tail is not None and checked >= tail.top):
             break
         b, r = rows.batch(idx)
         variant = b.variant(r)
@@ -213,21 +229,50 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
             dropped += 1  # the compiled network disagrees with the bulk figures: trust the network
             continue
         price = None if unpriced_rows[idx] else float(rows.cost[idx])
-        candidates.append(_candidate(req, len(candidates) + 1, price, config, pred, candidates))
+        check = None
+        if tail is not None:
+            check = _simulate(wl, pred, bounds, tail, checked)
+            checked += 1
+            if not check.meets:
+                tail_misses.append(Miss(price, config, tuple(check.lacks()), (), check.shortfall, tail=check))
+                continue
+        candidates.append(_candidate(req, len(candidates) + 1, price, config, pred, candidates, check))
         chosen.append(int(idx))
 
     misses = np.nonzero(~rows.ok)[0]
     rejected: list[int] = []
     nearest: list[Miss] = []
-    if candidates and candidates[0].monthly_cost is not None:
-        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < candidates[0].monthly_cost)]
+    first_cost = candidates[0].monthly_cost if candidates else None
+    if first_cost is not None:
+        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < first_cost)]
         rejected = _best_per_group(cheaper, rows)[:explain]
+    slow = [m for m in tail_misses if candidates and m.monthly_cost is not None and first_cost is not None
+            and m.monthly_cost <= first_cost]
     if not candidates:
-        nearest = [_miss(req, wl, rows, i) for i in _best_per_group(misses, rows, by_shortfall=True)[:explain]]
+        nearest = sorted(tail_misses, key=lambda m: m.shortfall)[:explain]
+        nearest += [_miss(req, wl, rows, i) for i in _best_per_group(misses, rows, by_shortfall=True)]
+        nearest = nearest[:explain]
     taken = {rows.group(i) for i in chosen + rejected}
     others = _others(req, wl, rows, feasible_order, misses, candidates, taken, explain) if candidates else []
+    others = [m for m in tail_misses if m not in slow][:explain] + others if candidates else others
     return Plan(req, wl, tuple(candidates), int(len(rows.cost)), int(rows.ok.sum()) - dropped,
-                tuple(_miss(req, wl, rows, i) for i in rejected), tuple(others), tuple(nearest), tuple(excluded))
+                tuple(slow + [_miss(req, wl, rows, i) for i in rejected]), tuple(others[:explain]),
+                tuple(nearest), tuple(excluded), checked)
+
+
+def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,
+              done: int) -> TailCheck:
+    """Simulate one candidate's network at the required load for its percentiles."""
+    progress = None
+    if tail.progress is not None:
+        report = tail.progress
+
+        def progress(fraction: float, ios: int) -> None:
+            report(done, tail.top, fraction)
+
+    return check_tail(pred.network, job_rates(pred.network, wl.rate), bounds,
+                      ios=tail.ios or ios_for(bounds), replications=tail.replications, seed=tail.seed,
+                      progress=progress)
 
 
 def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.ndarray, misses: np.ndarray,
@@ -264,7 +309,7 @@ def _meets(pred: LoadPrediction, limits: Limits) -> bool:
 
 
 def _candidate(req: Requirements, rank_: int, price: float | None, config: Config, pred: LoadPrediction,
-               before: list[Candidate]) -> Candidate:
+               before: list[Candidate], check: TailCheck | None = None) -> Candidate:
     notes = []
     missing = unpriced(req.catalog, config)
     if price is None:
@@ -278,7 +323,7 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
             diff = price - first.monthly_cost
             why = (f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1")
             why += f" (headroom {pred.headroom:.0%} against {first.headroom:.0%})"
-    return Candidate(rank_, price, config, pred, why, tuple(notes), bill(req.catalog, config))
+    return Candidate(rank_, price, config, pred, why, tuple(notes), bill(req.catalog, config), check)
 
 
 def _best_per_group(idxs: np.ndarray, rows: _Rows, by_shortfall: bool = False) -> list[int]:

@@ -13,6 +13,7 @@ from .rank import Plan, rank
 from .requirements import Requirements
 from .shares import search_shares
 from .table import Batch
+from .tail import TailOptions
 from .workload import Workload
 
 __all__ = ["plan", "PoolResult"]
@@ -36,9 +37,10 @@ class PoolResult:
         return doc
 
 
-def plan(req: Requirements, top: int = 5) -> Plan | PoolResult:
+def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> Plan | PoolResult:
     """The ``top`` cheapest feasible configurations for ``req`` (a :class:`Plan`), or for a
-    pool plan the pools by level (a :class:`PoolResult`). Raises :class:`~iolab.errors.InputError`
+    pool plan the pools by level (a :class:`PoolResult`). ``tail`` sets how latency
+    percentiles are checked by simulation (when the requirements bound any). Raises :class:`~iolab.errors.InputError`
     for allow-lists naming unknown catalog ids."""
     if req.pool is not None:
         plans, misses = plan_pools(req)
@@ -50,7 +52,7 @@ def plan(req: Requirements, top: int = 5) -> Plan | PoolResult:
         batches, excluded = _disks(req, wl)
     if "share" in req.search.kinds:
         batches += search_shares(req, wl, space.levels(req))
-    return rank(req, wl, batches, excluded, top)
+    return rank(req, wl, batches, excluded, top, tail=tail)
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
