@@ -269,3 +269,94 @@ def test_no_candidate_meets_the_percentile(plan, iolab, tmp_path):
               "--check-top", "2", "--sim-ios", "5000")
     assert r.code == 0, r.err
     assert "No configuration meets the requirements" in r.out and "simulated p99" in r.out
+
+
+# --- Several workloads on one machine -------------------------------------------------------
+
+MACHINE = """
+version: 1
+workloads:
+  data:
+    jobs: [{rw: randread, bs: 8k, iodepth: 16, ioengine: libaio}]
+    require: {iops: 3000, capacity: 200GiB}%s
+  log:
+    jobs: [{rw: write, bs: 8k, iodepth: 4, ioengine: libaio}]
+    require: {iops: 1500, latency: 3ms, capacity: 100GiB}
+search: {kind: disks, vms: [T_Small, T_Cache, T_Big], skus: [T_P]}
+"""
+
+
+def test_two_workloads_share_the_vms_caps(plan):
+    # T_Cache ($250): uncached 5,000 IOPS (an 8 KiB IO costs 200 µs there), cached 20,000
+    # (50 µs), a 256 GiB cache, 4 data disks. Alone, data (3,000 IOPS) would keep its
+    # uncached cap 60 % busy and log (1,500) 30 %: each fits 80 %, together 90 % do not.
+    # With ReadOnly caching (allowed by default: data only reads) data's 200 GiB all hit the
+    # cache: its reads move to the cached cap (3,000 × 50 µs = 15 %); log keeps 30 %.
+    # Disks: data needs one T_P for its capacity (hits never reach it); log's 1,500 IOPS on
+    # T_P (2,000) need 2 disks for 3 ms: delay 2 ms − 0.2 − 0.5 = 1.3 ms, VM 0.2 / 0.7 =
+    # 0.285714 ms, disks 0.5 / (1 − 0.375) = 0.8 ms: 2.385714 ms (1 disk, 75 % busy: 3.59 ms).
+    # data: hit 0.2 ms − 50 µs = 0.15 ms + 50 µs / 0.85 = 0.208824 ms. $250 + 3 × $50 = $400.
+    doc = plan(MACHINE % "")
+    first = doc["candidates"][0]
+    assert first["config"] == {"vm": "T_Cache", "volumes": {
+        "data": {"disks": [{"sku": "T_P", "count": 1, "caching": "readonly"}]},
+        "log": {"disks": [{"sku": "T_P", "count": 2, "caching": "none"}]}}}
+    assert first["monthly_cost"] == 400.0
+    assert first["workloads"]["data"]["latency"]["mean"] == pytest.approx(0.208824e-3, rel=1e-5)
+    assert first["workloads"]["log"]["latency"]["mean"] == pytest.approx(2.385714e-3, rel=1e-5)
+    loads = {r["kind"]: r["utilization"] for r in first["prediction"]["resources"] if r["kind"].startswith("vm")}
+    assert loads == {"vm": pytest.approx(0.3), "vm-cache": pytest.approx(0.15)}
+    assert first["bill"] == {"vm": 250.0, "disks": 150.0, "shares": 0.0, "provisioned": 0.0, "total": 400.0}
+    assert doc["required"]["workloads"]["log"]["caching"] == ["none", "readonly"]
+    # T_Small ($100) has no host cache and takes 2 data disks: data needs 2 × T_P uncached
+    # (3,000 / 2 / 2,000 = 75 % busy), log 2: 4 disks.
+    small = next(m for m in doc["rejected"] if m["config"]["vm"] == "T_Small")
+    assert small["lacks"] == ["the volumes need 4 data disks; T_Small takes at most 2"]
+
+
+def test_without_caching_the_shared_cap_moves_the_machine(plan):
+    # data without caching: on T_Cache both workloads load the uncached cap, 60 % + 30 % =
+    # 90 % > 80 %, and log's VM term becomes 0.2 / 0.1 = 2 ms: 1.3 + 2 + 0.8 = 4.1 ms > 3 ms.
+    # T_Big (uncached 20,000: 50 µs, 22.5 % busy) with data on 2 × T_P (75 %) and log on
+    # 2 × T_P: $300 + 4 × $50 = $500. T_Cache's try ($250 + 4 × $50 = $450) says why.
+    doc = plan(MACHINE % "\n    caching: [none]")
+    first = doc["candidates"][0]
+    assert first["config"]["vm"] == "T_Big" and first["monthly_cost"] == 500.0
+    cache = next(m for m in doc["rejected"] if m["config"]["vm"] == "T_Cache")
+    assert cache["monthly_cost"] == 450.0
+    assert cache["lacks"] == ["the VM's uncached limit would be 90% busy (data 60%, log 30%), over the 80% allowed",
+                              "log: mean latency 4.1 ms over the required 3 ms"]
+
+
+def test_workloads_text_output(iolab, tmp_path):
+    path = tmp_path / "machine.yaml"
+    path.write_text(MACHINE % "")
+    r = iolab("plan", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"))
+    assert r.code == 0, r.err
+    assert "2 workloads on one machine" in r.out
+    assert "T_Cache + data: 1 × T_P, cache readonly; log: 2 × T_P" in r.out
+    assert "Monthly bill of #1: VM $250.00 + disks $150.00 = $400.00" in r.out
+
+
+@pytest.mark.parametrize("body,field,message", [
+    ("workloads: {data: {jobs: [{rw: read}], require: {iops: 10}}}\njobs: [{rw: read}]\n", "jobs",
+     "each workload has its own jobs"),
+    ("workloads: {data: {jobs: [{rw: read}]}}\n", "workloads.data.require", "missing required field"),
+    ("workloads: {data: {jobs: [{rw: read}], require: {iops: 10}, cache: [none]}}\n", "workloads.data.cache",
+     "did you mean 'caching'"),
+    ("workloads: {data: {jobs: [{rw: read}], require: {iops: 10}, caching: [sometimes]}}\n",
+     "workloads.data.caching[0]", "expected 'none', 'readonly' or 'readwrite'"),
+    ("workloads: {data: {jobs: [{rw: walk}], require: {iops: 10}}}\n", "workloads.data.jobs[0].rw",
+     "unknown rw 'walk'"),
+    ("workloads: {data: {jobs: [{rw: read}], require: {iops: 10}}}\nsearch: {kind: share}\n", "search.kind",
+     "planned on managed disks"),
+    ("workloads: []\n", "workloads", "expected a mapping of workload names"),
+])
+def test_malformed_workloads_exit_2(iolab, tmp_path, body, field, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text("version: 1\n" + body)
+    r = iolab("plan", str(path))
+    assert r.code == 2, r.out + r.err
+    line = r.err.strip()
+    assert "\n" not in line and line.startswith(f"error: {path}: {field}: "), line
+    assert message in line

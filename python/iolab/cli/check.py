@@ -57,7 +57,7 @@ def check(
     from ..scenario import load_scenario
 
     data = load_yaml(file)
-    if isinstance(data, dict) and ("require" in data or "pool" in data):
+    if isinstance(data, dict) and ("require" in data or "pool" in data or "workloads" in data):
         from ..plan import load_requirements
 
         req = load_requirements(file, catalog or ())
@@ -98,6 +98,8 @@ def _need(key: str, value: float) -> str:
 def requirements_lines(doc: dict) -> list[str]:
     """A requirements summary as a person reads it (units, not base numbers)."""
     lines = []
+    for name, sub in doc.get("workloads", {}).items():
+        lines += [f"workload {name}: {line}" for line in requirements_lines(sub) if not line.startswith("clients")]
     for j in doc.get("jobs", []):
         mix = f" {j['rwmixread']}% reads" if j.get("rwmixread") is not None and "rw" in j["rw"][-2:] else ""
         lines.append(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['outstanding']} in flight")

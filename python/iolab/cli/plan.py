@@ -43,7 +43,7 @@ def plan(
 
     req = load_requirements(file, catalog or ()).in_region(region)
     options = TailOptions(check_top, sim_ios, replications, seed)
-    bounded = req.require is not None and bool(req.require.percentiles)
+    bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))
     if bounded and not json_ and sys.stderr.isatty():
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -57,10 +57,14 @@ def plan(
             result = run_plan(req, top=top, tail=replace(options, progress=progress))
     else:
         result = run_plan(req, top=top, tail=options)
+    from ..plan.machine import MachinePlan
+
     if json_:
         print_json(result.to_json())
     elif isinstance(result, PoolResult):
         _print_pool(result, file)
+    elif isinstance(result, MachinePlan):
+        _print_machine(result, file)
     else:
         _print(result, file)
 
@@ -173,6 +177,55 @@ def _excluded(p: Plan) -> None:
         console.print("  not searched:")
         for text in p.excluded:
             console.print(f"  - {text}")
+
+
+def _print_machine(p, file: Path) -> None:
+    """Several workloads on one machine: the VM and a volume for each."""
+    from ..plan.machine import describe_need
+
+    req = p.requirements
+    console.print(f"[bold]Plan[/] for {file}: {len(req.workloads)} workloads on one machine, "
+                  f"no resource over its workload's max_utilization "
+                  f"({', '.join(f'{w.name} {w.require.max_utilization:.0%}' for w in req.workloads)})")
+    for part, wl in zip(req.workloads, p.parts):
+        console.print(f"  {describe_need(part, wl)}")
+    checked = f"; the cheapest {p.checked} simulated" if p.checked else ""
+    console.print(f"searched {p.evaluated:,} layouts (prices of {req.region}): {p.feasible:,} feasible{checked}")
+    if not p.candidates:
+        console.print("[bold red]No configuration meets the requirements.[/] The nearest misses:")
+        for m in p.nearest:
+            console.print(f"  - {m.describe()}")
+        return
+    names = [w.name for w in req.workloads]
+    t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("#", "$/month", "configuration", *(f"{n} latency" for n in names), "headroom", "binding"):
+        t.add_column(col, justify="left" if col in ("configuration", "binding") else "right", overflow="fold",
+                     no_wrap=col != "configuration")
+    for c in p.candidates:
+        b = c.prediction.bottleneck
+        lat = []
+        for f in c.workloads:
+            text = _latency(f.latency)
+            if f.tail is not None:
+                text += "; " + ", ".join(f"{k} {format_duration(f.tail.estimate[k])}" for k in f.tail.bounds)
+            lat.append(text)
+        t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *lat,
+                  f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
+    console.print(t)
+    first = p.candidates[0]
+    b = first.prediction.bottleneck
+    console.print(f"[bold]#1[/] {first.config.describe()} carries every workload with {first.headroom:.0%} headroom; "
+                  f"the busiest resource is {b.label} ({b.utilization:.0%} busy).")
+    if first.bill is not None:
+        console.print(f"Monthly bill of #1: {_bill(first.bill)}")
+    if len(p.candidates) > 1 or p.rejected:
+        console.print("[bold]Why not the others[/]")
+    for c in p.candidates[1:]:
+        console.print(f"  #{c.rank} {c.config.describe()}: {c.why or 'unpriced'}")
+    if p.rejected:
+        console.print("  cheaper, but failing:")
+        for m in p.rejected:
+            console.print(f"  - {m.describe()}")
 
 
 def _print_pool(r: PoolResult, file: Path) -> None:

@@ -146,4 +146,6 @@ class _Solver:
         def variant(k: int) -> tuple:
             return (cl.ids[rows_v[k]], sku.id, int(rows_n[k]), int(size[k]), float(i[k]), float(b[k]))
 
-        return Batch(f"{sku.id}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts, variant)
+        path = {"vm": (self.st.share * self.d_u).sum(axis=1)}
+        return Batch(f"{sku.id}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts, variant, path,
+                     rows_n)

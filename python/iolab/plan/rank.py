@@ -28,7 +28,7 @@ from .cost import Bill, bill, unpriced
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
 from .table import WORDS, Batch, Limits
-from .tail import TailCheck, TailOptions, check_tail, ios_for, job_rates
+from .tail import TailCheck, TailOptions, check_tail, job_rates
 from .workload import Workload
 
 __all__ = ["Candidate", "Miss", "Plan", "rank"]
@@ -263,16 +263,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
 def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,
               done: int) -> TailCheck:
     """Simulate one candidate's network at the required load for its percentiles."""
-    progress = None
-    if tail.progress is not None:
-        report = tail.progress
-
-        def progress(fraction: float, ios: int) -> None:
-            report(done, tail.top, fraction)
-
-    return check_tail(pred.network, job_rates(pred.network, wl.rate), bounds,
-                      ios=tail.ios or ios_for(bounds), replications=tail.replications, seed=tail.seed,
-                      progress=progress)
+    return check_tail(pred.network, job_rates(pred.network, wl.rate), bounds, tail, done)
 
 
 def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.ndarray, misses: np.ndarray,

@@ -52,7 +52,7 @@ __all__ = [
     "NCONNECT",
 ]
 
-TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool")
+TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool", "workloads")
 """The keys a requirements file may have at its top level."""
 DEFAULT_REGION = "eastus"
 """The Azure region whose prices a plan uses unless told (``--region``)."""
@@ -261,15 +261,22 @@ class Requirements:
     pool: PoolRequest | None = None
     ignored: tuple[str, ...] = ()
     region: str = DEFAULT_REGION
+    name: str | None = None
+    workloads: tuple["Requirements", ...] = ()
 
     def in_region(self, region: str) -> "Requirements":
         """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`)."""
-        return replace(self, catalog=self.catalog.in_region(region), region=region)
+        catalog = self.catalog.in_region(region)
+        parts = tuple(replace(w, catalog=catalog, region=region) for w in self.workloads)
+        return replace(self, catalog=catalog, region=region, workloads=parts)
 
     def summary(self) -> dict:
         """What the file asks for, in base units (for ``iolab check``)."""
         if self.pool is not None:
             return {"pool": self.pool.model_dump(exclude_none=True)}
+        if self.workloads:
+            return {"workloads": {w.name: w.summary() for w in self.workloads}, "clients": self.clients,
+                    "search": self.search.model_dump(exclude_none=True, exclude={"caching"})}
         assert self.require is not None
         return {
             "jobs": [{"name": j.name, "rw": j.fio.rw, "bs": j.fio.bs, "rwmixread": j.fio.rwmixread,
@@ -304,11 +311,6 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
                                   "without pool:)", file=file, field=other)
         pool = validate(PoolRequest, data["pool"], file=file, root_field="pool")
         return Requirements(file, (), None, 1, Search(kind="share"), catalog, pool)
-    for key in ("jobs", "require"):
-        if key not in data:
-            raise SchemaError("missing required field (a requirements file needs jobs and require, or pool)",
-                              file=file, field=key)
-    require = validate(Require, data["require"], file=file, root_field="require")
     search = validate(Search, data.get("search") or {}, file=file, root_field="search")
     clients = data.get("clients", 1)
     if isinstance(clients, float) and clients.is_integer():
@@ -316,16 +318,82 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
     if isinstance(clients, bool) or not isinstance(clients, int) or not 1 <= clients <= 1000:
         raise SchemaError(f"expected a whole number of clients from 1 to 1000 (got {clients!r})", file=file,
                           field="clients")
-    jobs, ignored = parse_jobs(data["jobs"], file=file, base=base, volumes=None, require_volume=False)
+    if "workloads" in data:
+        return _machine(data, file, base, catalog, search, clients)
+    for key in ("jobs", "require"):
+        if key not in data:
+            raise SchemaError("missing required field (a requirements file needs jobs and require, workloads, "
+                              "or pool)", file=file, field=key)
+    req = _workload(data, file, base, catalog, search, clients)
+    if search.kind == "any" and "caching" not in search.model_fields_set:
+        req = replace(req, search=search.model_copy(update={"caching": safe_caching(req.require, req.jobs)}))
+    return req
+
+
+def _workload(data: dict, file: str, base: Path, catalog: Catalog, search: Search, clients: int,
+              where: str = "") -> Requirements:
+    """One workload's ``jobs`` and ``require`` (at ``where`` in the file) as requirements."""
+    require = validate(Require, data["require"], file=file, root_field=f"{where}require")
+    try:
+        jobs, ignored = parse_jobs(data["jobs"], file=file, base=base, volumes=None, require_volume=False)
+    except SchemaError as e:
+        raise e.located(field=where.rstrip(".") or None) from None
     for j in jobs:
         if j.volume:
-            raise SchemaError("a requirements file plans one volume: leave 'volume' out", file=file,
-                              field=f"{j.field}.volume")
+            raise SchemaError("a requirements file plans one volume per workload: leave 'volume' out", file=file,
+                              field=f"{where}{j.field}.volume")
     if require.capacity is not None:
         jobs = tuple(_sized(j, require.capacity // clients) for j in jobs)
-    if search.kind == "any" and "caching" not in search.model_fields_set:
-        search = search.model_copy(update={"caching": safe_caching(require, jobs)})
     return Requirements(file, jobs, require, clients, search, catalog, None, ignored)
+
+
+WORKLOAD_FIELDS = ("jobs", "require", "caching")
+"""The fields of one named workload under ``workloads:``."""
+
+
+def _machine(data: dict, file: str, base: Path, catalog: Catalog, search: Search, clients: int) -> Requirements:
+    """Several named workloads on one machine: each its own volume (``workloads:``)."""
+    for other in ("jobs", "require"):
+        if other in data:
+            raise SchemaError(f"with workloads, each workload has its own {other}: move it under one",
+                              file=file, field=other)
+    raw = data["workloads"]
+    if not isinstance(raw, dict) or not raw:
+        raise SchemaError("expected a mapping of workload names to {jobs, require, caching}", file=file,
+                          field="workloads")
+    if search.kind != "disks":
+        raise SchemaError("several workloads are planned on managed disks: kind disks", file=file,
+                          field="search.kind")
+    if "caching" in search.model_fields_set:
+        raise SchemaError("with workloads, give caching per workload (workloads.NAME.caching)", file=file,
+                          field="search.caching")
+    parts = []
+    for name, body in raw.items():
+        where = f"workloads.{name}"
+        if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum():
+            raise SchemaError("a workload name is letters, digits, - and _", file=file, field=where)
+        try:
+            body = top_level(body, file=file, allowed=WORKLOAD_FIELDS, what="workload", expect="jobs and require")
+        except SchemaError as e:
+            raise e.located(field=where) from None
+        for key in ("jobs", "require"):
+            if key not in body:
+                raise SchemaError("missing required field", file=file, field=f"{where}.{key}")
+        req = _workload(body, file, base, catalog, search, clients, f"{where}.")
+        if "caching" in body:
+            modes = validate(Search, {"caching": body["caching"]}, file=file, root_field=where).caching
+        else:
+            modes = safe_caching(req.require, req.jobs)  # type: ignore[arg-type]
+        jobs = tuple(_named(j, name, len(req.jobs)) for j in req.jobs)
+        parts.append(replace(req, jobs=jobs, search=search.model_copy(update={"caching": modes}), name=name))
+    return Requirements(file, tuple(j for p in parts for j in p.jobs), None, clients, search, catalog, None,
+                        tuple(x for p in parts for x in p.ignored), workloads=tuple(parts))
+
+
+def _named(job: ScenarioJob, workload: str, count: int) -> ScenarioJob:
+    """A workload's job named after it (``log``, or ``data-job2`` when it has several)."""
+    name = workload if count == 1 else f"{workload}-{job.name}"
+    return replace(job, name=name, fio=replace(job.fio, name=name), volume=workload)
 
 
 def safe_caching(require: Require, jobs: tuple[ScenarioJob, ...]) -> list[str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..catalog import DiskSku, ProvisionedDisk
 from . import space
 from .disks import PREMIUM_TIERS, Clients, Streams, search_fixed
+from .machine import MachinePlan, plan_machine
 from .pool import PoolMiss, PoolPlan, plan_pools
 from .provisioned import search_provisioned
 from .rank import Plan, rank
@@ -37,7 +38,7 @@ class PoolResult:
         return doc
 
 
-def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> Plan | PoolResult:
+def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> Plan | PoolResult | MachinePlan:
     """The ``top`` cheapest feasible configurations for ``req`` (a :class:`Plan`), or for a
     pool plan the pools by level (a :class:`PoolResult`). ``tail`` sets how latency
     percentiles are checked by simulation (when the requirements bound any). Raises :class:`~iolab.errors.InputError`
@@ -45,6 +46,8 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> Pl
     if req.pool is not None:
         plans, misses = plan_pools(req)
         return PoolResult(req, tuple(plans), tuple(misses))
+    if req.workloads:
+        return plan_machine(req, top, tail)
     wl = Workload.of(req)
     batches: list[Batch] = []
     excluded: list[str] = []

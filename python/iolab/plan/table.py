@@ -92,6 +92,11 @@ class Batch:
     config: Callable[[int], Config]
     facts: Callable[[int], list[tuple[str, str]]] = field(default=lambda i: [])
     variant: Callable[[int], Hashable] = field(default=lambda i: i)
+    vm_path: dict[str, np.ndarray] = field(default_factory=dict)
+    """Disk rows: per kind of VM cap (``vm``, ``vm-cache``), the demand per IO on the
+    response path, for sharing a VM between workloads."""
+    count: np.ndarray | None = None
+    """Disk rows: the data disks each row attaches."""
 
     def __len__(self) -> int:
         return len(self.cost)

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from ..network import Network
 from ..sim import Latency, Simulation, _interval, simulate
 
-__all__ = ["TailCheck", "TailOptions", "open_network", "check_tail", "ios_for", "job_rates", "KEYS", "CHECK_TOP"]
+__all__ = ["TailCheck", "TailOptions", "open_network", "check_tail", "simulate_open", "tail_of", "ios_for",
+           "job_rates", "KEYS", "CHECK_TOP"]
 
 KEYS = {"p50": "p50", "p90": "p90", "p99": "p99", "p99.9": "p99_9", "p99.99": "p99_99"}
 """Percentile keys of a requirement and the :class:`~iolab.sim.Latency` field of each."""
@@ -130,17 +131,31 @@ class TailCheck:
                 "replications": self.replications, "seed": self.seed}
 
 
-def check_tail(network: Network, rates: Mapping[str, float], bounds: Mapping[str, float], *, ios: int,
-               replications: int, seed: int, progress: Callable[[float, int], None] | None = None,
-               jobs: tuple[str, ...] | None = None) -> TailCheck:
-    """Simulate ``network`` open at ``rates`` and compare its percentiles with ``bounds``
-    (of the IOs of the job groups ``jobs`` only, when given: one workload of several)."""
-    sim = simulate(open_network(network, rates), ios=ios, replications=replications, seed=seed,
-                   progress=progress)
-    return _tail(sim, bounds, jobs)
+def simulate_open(network: Network, rates: Mapping[str, float], options: "TailOptions", ios: int,
+                  done: int = 0) -> Simulation:
+    """Simulate ``network`` open at ``rates`` as ``options`` say, telling its progress as
+    candidate ``done`` (counting from 0)."""
+    progress = None
+    if options.progress is not None:
+        report = options.progress
+
+        def progress(fraction: float, _ios: int) -> None:
+            report(done, options.top, fraction)
+
+    return simulate(open_network(network, rates), ios=ios, replications=options.replications, seed=options.seed,
+                    progress=progress)
 
 
-def _tail(sim: Simulation, bounds: Mapping[str, float], jobs: tuple[str, ...] | None) -> TailCheck:
+def check_tail(network: Network, rates: Mapping[str, float], bounds: Mapping[str, float],
+               options: "TailOptions", done: int = 0) -> TailCheck:
+    """Simulate ``network`` open at ``rates`` and compare its percentiles with ``bounds``."""
+    sim = simulate_open(network, rates, options, options.ios or ios_for(bounds), done)
+    return tail_of(sim, bounds)
+
+
+def tail_of(sim: Simulation, bounds: Mapping[str, float], jobs: tuple[str, ...] | None = None) -> TailCheck:
+    """The percentiles of a simulation (of the job groups ``jobs`` only, when given: one
+    workload of several, then the worst of its jobs, without an interval) against ``bounds``."""
     keys = list(KEYS)
     if jobs is None:
         lat: Latency = sim.total.latency
