@@ -360,3 +360,48 @@ def test_malformed_workloads_exit_2(iolab, tmp_path, body, field, message):
     line = r.err.strip()
     assert "\n" not in line and line.startswith(f"error: {path}: {field}: "), line
     assert message in line
+
+
+# --- Requirements written by a program (iolab characterize) ---------------------------------
+
+def test_a_requirements_file_written_by_a_program_plans_unedited(iolab, tmp_path):
+    """What a measuring tool writes: measured floats (1,234.5 IOPS), base units in floats
+    (seconds, bytes/s, bytes, even 2.0 clients), sizes and rates as strings with units,
+    percentiles as keys — dumped by PyYAML as it would dump them."""
+    import yaml
+
+    from iolab.plan import load_requirements
+
+    doc = {"version": 1,
+           "jobs": [{"name": "measured", "rw": "randrw", "rwmixread": 71, "bs": 8192, "iodepth": 7,
+                     "ioengine": "libaio"}],
+           "require": {"iops": 1234.5, "bandwidth": "9.9 MB/s", "latency": {"mean": 0.0021, "p99": 0.0123,
+                                                                             "p99.9": "25.5 ms"},
+                       "capacity": "1.5 TiB", "max_utilization": 0.75},
+           "clients": 2.0,
+           "search": {"kind": "disks", "vms": ["T_Big"], "skus": ["T_P"]}}
+    path = tmp_path / "characterized.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    req = load_requirements(path, [DATA / "plan" / "catalog.yaml"])
+    need = req.require
+    assert (need.iops, need.bandwidth, need.latency) == (1234.5, 9.9e6, 0.0021)
+    assert need.percentiles == {"p99": 0.0123, "p99.9": pytest.approx(0.0255)}
+    assert need.capacity == int(1.5 * 2**40) and need.max_utilization == 0.75 and req.clients == 2
+    # Load: the larger of 1,234.5 IOPS and 9.9 MB/s / 8 KiB = 1,208.5: 1,234.5 IOPS, 617.25 per
+    # client; 1.5 TiB over 2 clients is 768 GiB each: 2 × T_P (512 GiB) per client, 15 % busy.
+    r = iolab("plan", str(path), "--json", "--catalog", str(DATA / "plan" / "catalog.yaml"), "--check-top", "1",
+              "--sim-ios", "2000", "--replications", "2")
+    assert r.code == 0, r.err
+    out = r.json()
+    assert out["required"]["iops"] == 1234.5 and out["required"]["clients"] == 2
+    first = out["candidates"][0]
+    assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 2, "caching": "none"}],
+                               "clients": 2}
+    assert set(first["simulated"]["percentiles"]) >= {"p99", "p99.9"}
+    # The same numbers written back as strings with units plan the same.
+    doc["require"] = {"iops": "1234.5", "bandwidth": 9900000.0, "latency": "2.1ms", "capacity": 1649267441664.0,
+                      "max_utilization": "75%"}
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    again = load_requirements(path, [DATA / "plan" / "catalog.yaml"]).require
+    assert (again.iops, again.bandwidth, again.capacity, again.max_utilization) == (1234.5, 9.9e6, 1649267441664, 0.75)
+    assert again.latency == pytest.approx(0.0021)
