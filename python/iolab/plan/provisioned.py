@@ -27,7 +27,7 @@ from .workload import Workload
 
 __all__ = ["search_provisioned"]
 
-_ROUNDS = 60
+_ROUNDS = 40
 
 
 def search_provisioned(req: Requirements, wl: Workload, clients: Clients, st: Streams,

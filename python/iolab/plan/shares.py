@@ -225,6 +225,7 @@ class _Family:
         hi_ok = self.ok(every, self.knob.hi)
         lo = np.full(n, start)
         hi = np.full(n, self.knob.hi)
+        hi[hi_ok & self.ok(every, start)] = start  # often the service's own floor is the answer
         while True:
             active = np.nonzero(hi_ok & (lo < hi))[0]
             if not len(active):
