@@ -118,6 +118,8 @@ class Config:
         else:
             what = self.share.describe() if self.share else " + ".join(d.describe() for d in self.disks)
         head = f"{self.clients} × " if self.clients > 1 else ""
+        if not what:
+            return f"{head}{self.vm}"
         if self.vm is None:
             return f"{head}{what}" if not head else f"{head}client: {what}"
         return f"{head}{self.vm} + {what}"
