@@ -405,3 +405,21 @@ def test_a_requirements_file_written_by_a_program_plans_unedited(iolab, tmp_path
     again = load_requirements(path, [DATA / "plan" / "catalog.yaml"]).require
     assert (again.iops, again.bandwidth, again.capacity, again.max_utilization) == (1234.5, 9.9e6, 1649267441664, 0.75)
     assert again.latency == pytest.approx(0.0021)
+
+
+def test_progress_is_reported_while_simulating_and_json_stays_clean(iolab, tmp_path):
+    from iolab.plan import load_requirements, plan
+    from iolab.plan.tail import TailOptions
+
+    path = tmp_path / "tail.yaml"
+    path.write_text(TAIL % "{mean: 5ms, p99: 4ms}")
+    seen = []
+    req = load_requirements(path, [DATA / "plan" / "catalog.yaml"])
+    result = plan(req, top=1, tail=TailOptions(top=3, ios=2000, replications=2,
+                                                progress=lambda done, total, f: seen.append((done, total, f))))
+    # 1 × T_Slow fails its p99, 1 × T_Quick meets it and is the one candidate asked for.
+    assert result.checked == 2 and len(result.candidates) == 1
+    assert {d for d, _, _ in seen} == {0, 1} and all(t == 3 for _, t, _ in seen)
+    assert [f for d, _, f in seen if d == 1][-1] == 1.0
+    r = iolab("plan", str(path), "--json", "--catalog", str(DATA / "plan" / "catalog.yaml"), "--sim-ios", "2000")
+    assert r.code == 0 and r.err == ""

@@ -193,8 +193,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     shortfall = maxu.copy()
     if limit is not None:
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
-    groups, group_code = np.unique(np.concatenate([np.asarray(b.group, dtype=object) for b in batches]).astype(str),
-                                   return_inverse=True)
+    index: dict[str, int] = {}
+    group_code = np.concatenate([np.array([index.setdefault(g, len(index)) for g in b.group], dtype=int)
+                                 for b in batches])
+    groups = list(index)
     fails = np.concatenate([limits.fails(b.util) for b in batches])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
                  np.concatenate([b.feasible(limits) for b in batches]),
@@ -273,7 +275,9 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
     out: list[Miss] = []
     first = candidates[0]
     done: set[str] = set()
-    for idx in feasible_order:
+    codes = rows.group_code[feasible_order]
+    _, at = np.unique(codes, return_index=True)   # each group's first (best) feasible row
+    for idx in feasible_order[np.sort(at)]:
         g = rows.group(idx)
         if g in taken or g in done:
             continue
