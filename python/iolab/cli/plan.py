@@ -57,13 +57,11 @@ def plan(
             result = run_plan(req, top=top, tail=replace(options, progress=progress))
     else:
         result = run_plan(req, top=top, tail=options)
-    from ..plan.machine import MachinePlan
-
     if json_:
         print_json(result.to_json())
     elif isinstance(result, PoolResult):
         _print_pool(result, file)
-    elif isinstance(result, MachinePlan):
+    elif req.workloads:
         _print_machine(result, file)
     else:
         _print(result, file)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..catalog import DiskSku, ProvisionedDisk
 from . import space
 from .disks import PREMIUM_TIERS, Clients, Streams, search_fixed
-from .machine import MachinePlan, plan_machine
 from .pool import PoolMiss, PoolPlan, plan_pools
 from .provisioned import search_provisioned
 from .rank import Plan, rank
@@ -15,6 +15,9 @@ from .requirements import Requirements
 from .shares import search_shares
 from .table import Batch
 from .tail import TailOptions
+
+if TYPE_CHECKING:
+    from .machine import MachinePlan
 from .workload import Workload
 
 __all__ = ["plan", "PoolResult"]
@@ -38,7 +41,7 @@ class PoolResult:
         return doc
 
 
-def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> Plan | PoolResult | MachinePlan:
+def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "Plan | PoolResult | MachinePlan":
     """The ``top`` cheapest feasible configurations for ``req`` (a :class:`Plan`), or for a
     pool plan the pools by level (a :class:`PoolResult`). ``tail`` sets how latency
     percentiles are checked by simulation (when the requirements bound any). Raises :class:`~iolab.errors.InputError`
@@ -47,6 +50,8 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> Pl
         plans, misses = plan_pools(req)
         return PoolResult(req, tuple(plans), tuple(misses))
     if req.workloads:
+        from .machine import plan_machine
+
         return plan_machine(req, top, tail)
     wl = Workload.of(req)
     batches: list[Batch] = []

@@ -19,8 +19,12 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
+from typing import TYPE_CHECKING
+
 from ..network import Network
-from ..sim import Latency, Simulation, _interval, simulate
+
+if TYPE_CHECKING:  # the simulator loads only when a plan simulates
+    from ..sim import Latency, Simulation
 
 __all__ = ["TailCheck", "TailOptions", "open_network", "check_tail", "simulate_open", "tail_of", "ios_for",
            "job_rates", "KEYS", "CHECK_TOP"]
@@ -135,6 +139,8 @@ def simulate_open(network: Network, rates: Mapping[str, float], options: "TailOp
                   done: int = 0) -> Simulation:
     """Simulate ``network`` open at ``rates`` as ``options`` say, telling its progress as
     candidate ``done`` (counting from 0)."""
+    from ..sim import simulate
+
     progress = None
     if options.progress is not None:
         report = options.progress
@@ -156,6 +162,8 @@ def check_tail(network: Network, rates: Mapping[str, float], bounds: Mapping[str
 def tail_of(sim: Simulation, bounds: Mapping[str, float], jobs: tuple[str, ...] | None = None) -> TailCheck:
     """The percentiles of a simulation (of the job groups ``jobs`` only, when given: one
     workload of several, then the worst of its jobs, without an interval) against ``bounds``."""
+    from ..sim import _interval
+
     keys = list(KEYS)
     if jobs is None:
         lat: Latency = sim.total.latency
