@@ -423,3 +423,58 @@ def test_progress_is_reported_while_simulating_and_json_stays_clean(iolab, tmp_p
     assert [f for d, _, f in seen if d == 1][-1] == 1.0
     r = iolab("plan", str(path), "--json", "--catalog", str(DATA / "plan" / "catalog.yaml"), "--sim-ios", "2000")
     assert r.code == 0 and r.err == ""
+
+
+def test_burst_credits_never_count(plan):
+    # 1,500 IOPS of 8 KiB reads on T_Wide ($100). T_Burst ($30) sustains 1,000 IOPS (bursts
+    # to 3,000 on credits): one would be 150 % busy on its sustained cap, two 75 % ($60).
+    # One T_P (2,000 IOPS, $50) is 75 % busy: T_Wide + 1 × T_P wins at $150. Counting the
+    # burst, one T_Burst at 50 % ($130) would have looked cheapest.
+    doc = plan("""
+version: 1
+jobs: [{rw: randread, bs: 8k, iodepth: 16, ioengine: libaio}]
+require: {iops: 1500, latency: {p99: 50ms}}
+search: {kind: disks, vms: [T_Wide], skus: [T_Burst, T_P]}
+""", "--check-top", "2", "--sim-ios", "2000", "--replications", "2", "--top", "1")
+    first = doc["candidates"][0]
+    assert first["config"]["disks"] == [{"sku": "T_P", "count": 1, "caching": "none"}]
+    assert first["monthly_cost"] == 150.0
+    burst = next(m for m in doc["rejected"] if m["config"]["disks"][0]["sku"] == "T_Burst")
+    assert burst["config"]["disks"][0]["count"] == 1
+    assert burst["lacks"] == ["the disks would be 150% busy at 1,500 IOPS"]
+
+
+def test_the_simulated_check_runs_without_burst_credits(tmp_path):
+    from iolab.compile import compile_scenario
+    from iolab.plan import load_requirements
+    from iolab.plan.config import Config, DiskChoice
+    from iolab.plan.tail import job_rates, open_network
+
+    path = tmp_path / "req.yaml"
+    path.write_text("version: 1\njobs: [{rw: randread, bs: 8k, iodepth: 4, numjobs: 2}]\nrequire: {iops: 900}\n")
+    req = load_requirements(path, [DATA / "plan" / "catalog.yaml"])
+    network = compile_scenario(Config("T_Wide", 1, (DiskChoice("T_Burst", 2),)).scenario(req))
+    assert any(r.cap is not None and r.cap.burst is not None for r in network.resources)
+    rates = job_rates(network, 900.0)
+    assert rates == {"job1": 900.0}
+    opened = open_network(network, rates)
+    assert all(r.cap is None or r.cap.burst is None for r in opened.resources)
+    assert [(j.rate, j.arrival) for j in opened.jobs] == [(900.0, "poisson")]
+    assert all(c.warm for c in opened.caches)
+
+
+def test_a_workloads_percentile_is_simulated_on_the_whole_machine(plan):
+    # With fixed delays, each log IO takes at least 1.3 ms of delay + 0.2 ms at the VM's cap +
+    # 0.5 ms on a disk = 2 ms, so p99 ≤ 10 ms holds on the $400 machine and p99 ≤ 1.9 ms on none.
+    text = (MACHINE % "").replace("latency: 3ms", "latency: {mean: 3ms, p99: %s}")
+    doc = plan(text % "10ms", "--catalog", DETERMINISTIC, "--check-top", "2", "--sim-ios", "3000",
+               "--replications", "2", "--top", "1")
+    first = doc["candidates"][0]
+    assert first["monthly_cost"] == 400.0 and doc["checked"] == 1
+    log = first["workloads"]["log"]["simulated"]
+    assert 2e-3 <= log["percentiles"]["p99"] <= 10e-3 and log["meets"] is True
+    assert "simulated" not in first["workloads"]["data"]
+    none = plan(text % "1.9ms", "--catalog", DETERMINISTIC, "--check-top", "2", "--sim-ios", "3000",
+                "--replications", "2")
+    assert none["candidates"] == [] and none["checked"] == 2
+    assert none["nearest"][0]["lacks"][0].startswith("log: simulated p99 ")
