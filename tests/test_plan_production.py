@@ -365,15 +365,15 @@ def test_malformed_workloads_exit_2(iolab, tmp_path, body, field, message):
 # --- Requirements written by a program (iolab characterize) ---------------------------------
 
 def test_a_requirements_file_written_by_a_program_plans_unedited(iolab, tmp_path):
-    """What a measuring tool writes: measured floats (1,234.5 IOPS), base units in floats
-    (seconds, bytes/s, bytes, even 2.0 clients), sizes and rates as strings with units,
-    percentiles as keys — dumped by PyYAML as it would dump them."""
+    """What a measuring tool writes: measured floats (1,234.5 IOPS, 70.6 % reads), base units
+    in floats (seconds, bytes/s, bytes, 8192.0-byte blocks, even 2.0 clients), sizes and
+    rates as strings with units, percentiles as keys — dumped by PyYAML as it would."""
     import yaml
 
     from iolab.plan import load_requirements
 
     doc = {"version": 1,
-           "jobs": [{"name": "measured", "rw": "randrw", "rwmixread": 71, "bs": 8192, "iodepth": 7,
+           "jobs": [{"name": "measured", "rw": "randrw", "rwmixread": 70.6, "bs": 8192.0, "iodepth": 7.0,
                      "ioengine": "libaio"}],
            "require": {"iops": 1234.5, "bandwidth": "9.9 MB/s", "latency": {"mean": 0.0021, "p99": 0.0123,
                                                                              "p99.9": "25.5 ms"},
@@ -387,6 +387,8 @@ def test_a_requirements_file_written_by_a_program_plans_unedited(iolab, tmp_path
     assert (need.iops, need.bandwidth, need.latency) == (1234.5, 9.9e6, 0.0021)
     assert need.percentiles == {"p99": 0.0123, "p99.9": pytest.approx(0.0255)}
     assert need.capacity == int(1.5 * 2**40) and need.max_utilization == 0.75 and req.clients == 2
+    fio = req.jobs[0].fio  # a measured 70.6 % reads is 71 % for fio; 8192.0 and 7.0 are whole
+    assert (fio.rwmixread, fio.bs, fio.iodepth) == (71, 8192, 7)
     # Load: the larger of 1,234.5 IOPS and 9.9 MB/s / 8 KiB = 1,208.5: 1,234.5 IOPS, 617.25 per
     # client; 1.5 TiB over 2 clients is 768 GiB each: 2 × T_P (512 GiB) per client, 15 % busy.
     r = iolab("plan", str(path), "--json", "--catalog", str(DATA / "plan" / "catalog.yaml"), "--check-top", "1",

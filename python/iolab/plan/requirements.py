@@ -335,7 +335,7 @@ def _workload(data: dict, file: str, base: Path, catalog: Catalog, search: Searc
     """One workload's ``jobs`` and ``require`` (at ``where`` in the file) as requirements."""
     require = validate(Require, data["require"], file=file, root_field=f"{where}require")
     try:
-        jobs, ignored = parse_jobs(data["jobs"], file=file, base=base, volumes=None, require_volume=False)
+        jobs, ignored = parse_jobs(_whole(data["jobs"]), file=file, base=base, volumes=None, require_volume=False)
     except SchemaError as e:
         raise e.located(field=where.rstrip(".") or None) from None
     for j in jobs:
@@ -345,6 +345,26 @@ def _workload(data: dict, file: str, base: Path, catalog: Catalog, search: Searc
     if require.capacity is not None:
         jobs = tuple(_sized(j, require.capacity // clients) for j in jobs)
     return Requirements(file, jobs, require, clients, search, catalog, None, ignored)
+
+
+def _whole(jobs: Any) -> Any:
+    """Jobs as a program may write them: a whole number written as a float (``bs: 8192.0``,
+    ``iodepth: 7.0``) becomes an int, and a measured read share (``rwmixread: 70.6``) is
+    rounded to a whole percent, as fio takes it. Anything else is left for the job parser."""
+    if not isinstance(jobs, list):
+        return jobs
+    out = []
+    for job in jobs:
+        if isinstance(job, dict):
+            job = dict(job)
+            for key, value in job.items():
+                if isinstance(value, float) and math.isfinite(value):
+                    if value.is_integer():
+                        job[key] = int(value)
+                    elif key in ("rwmixread", "rwmixwrite") and 0 <= value <= 100:
+                        job[key] = int(round(value))
+        out.append(job)
+    return out
 
 
 WORKLOAD_FIELDS = ("jobs", "require", "caching")
