@@ -480,3 +480,21 @@ def test_a_workloads_percentile_is_simulated_on_the_whole_machine(plan):
                 "--replications", "2")
     assert none["candidates"] == [] and none["checked"] == 2
     assert none["nearest"][0]["lacks"][0].startswith("log: simulated p99 ")
+
+
+def test_text_output_shows_the_margin_the_kinds_and_the_percentiles(iolab, tmp_path):
+    path = tmp_path / "tail.yaml"
+    path.write_text(TAIL % "{mean: 5ms, p99: 4ms}")
+    r = iolab("plan", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"), "--catalog", DETERMINISTIC,
+              "--sim-ios", "5000", "--top", "1")
+    assert r.code == 0, r.err
+    assert "p99 ≤ 4 ms (simulated), no resource over 80% busy" in r.out
+    assert "feasible on means; the cheapest 2 simulated" in r.out
+    assert "p99 (95% interval)" in r.out and "T_Wide + 1 × T_Quick" in r.out
+    assert "T_Wide + 1 × T_Slow ($140.00/month): simulated p99" in r.out
+    path.write_text(reads(search="kind: any, vms: [T_Small], skus: [T_P], levels: [t-cheap], protocols: [nfs3], "
+                                 "nconnect: [1]"))
+    r = iolab("plan", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"))
+    assert r.code == 0, r.err
+    assert "(disks and share; prices of eastus)" in r.out
+    assert "Monthly bill of #1: VM $100.00 + shares and pools $135.00 = $235.00" in r.out
