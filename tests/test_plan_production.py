@@ -498,3 +498,13 @@ def test_text_output_shows_the_margin_the_kinds_and_the_percentiles(iolab, tmp_p
     assert r.code == 0, r.err
     assert "(disks and share; prices of eastus)" in r.out
     assert "Monthly bill of #1: VM $100.00 + shares and pools $135.00 = $235.00" in r.out
+
+
+def test_check_summarises_the_new_fields(iolab, tmp_path):
+    path = tmp_path / "machine.yaml"
+    path.write_text((MACHINE % "").replace("latency: 3ms", "latency: {mean: 3ms, p99: 6ms}, max_utilization: 70%"))
+    r = iolab("check", str(path), "--catalog", str(DATA / "plan" / "catalog.yaml"))
+    assert r.code == 0, r.err
+    assert ("workload log: require: 1,500 IOPS; mean latency ≤ 3 ms; 100 GiB usable; no resource over 70% busy; "
+            "writes durable; p99 latency ≤ 6 ms") in r.out
+    assert "workload data: job data: randread, 8 KiB, 16 in flight" in r.out

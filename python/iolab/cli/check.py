@@ -87,12 +87,16 @@ def check(
             console.print(line, highlight=False)
 
 
-def _need(key: str, value: float) -> str:
+def _need(key: str, value) -> str:
     from ..units import format_duration, format_ops
 
     return {"iops": lambda v: format_ops(v), "bandwidth": lambda v: format_rate(v),
             "latency": lambda v: f"mean latency ≤ {format_duration(v)}",
-            "capacity": lambda v: f"{format_size(v)} usable"}.get(key, lambda v: f"{key} {v}")(value)
+            "capacity": lambda v: f"{format_size(v)} usable",
+            "max_utilization": lambda v: f"no resource over {v:.0%} busy",
+            "durable": lambda v: "writes durable" if v else "writes need not be durable",
+            "percentiles": lambda v: "; ".join(f"{k} latency ≤ {format_duration(x)}" for k, x in v.items()),
+            }.get(key, lambda v: f"{key} {v}")(value)
 
 
 def requirements_lines(doc: dict) -> list[str]:
