@@ -144,7 +144,10 @@ def test_text_output_explains(iolab):
     assert "16,000 IOPS" in out and "configurations" in out
     assert "Standard_D16s_v5 + 4 × P30" in out
     assert "Why not the others" in out
-    assert "costs $45.08/month more than #1" in out
+    # 8 × P20 ($45.08 dearer) would run its disks 16,000 / 8 / 2,300 = 87 % busy: over the
+    # default 80 % margin, so the runner-up is 9 × P20 (77 %).
+    assert "8 × P20" not in out
+    assert "#2 Standard_D16s_v5 + 9 × P20: costs $118.30/month more than #1 (headroom 23% against 20%)" in out
     assert "cheaper, but failing:" in out
     assert "Standard_D4s_v5" in out and "uncached limit would be 250% busy" in out
 
