@@ -250,3 +250,21 @@ def test_plot_is_written(iolab, tmp_path):
     assert r.code == 0, r.err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_iostat_json_of_sysstat_11_keys(iolab, tmp_path):
+    # sysstat <= 11.5.6 JSON: "r", "w", "rkB", "wkB" (per second despite the names), "avgqu-sz", "await"
+    rows = [(5.0, 1.0), (300.0, 100.0), (500.0, 300.0)]
+    stats = ",\n".join(
+        '{"timestamp": "11/24/26 10:00:%02d", "avg-cpu": {"user": 1.00}, "disk": [{"disk_device": "sdb", '
+        '"rrqm": 0.00, "wrqm": 0.00, "r": %.2f, "w": %.2f, "rkB": %.2f, "wkB": %.2f, "avgrq-sz": 16.00, '
+        '"avgqu-sz": 0.50, "await": 2.00, "r_await": 1.50, "w_await": 3.00, "svctm": 0.10, "util": 10.00}]}'
+        % (i * 5, r, w, r * 8, w * 8) for i, (r, w) in enumerate(rows))
+    f = tmp_path / "iostat11.json"
+    f.write_text('{"sysstat": {"hosts": [{"nodename": "old", "statistics": [\n' + stats + "\n]}]}}\n")
+    # after the since-boot report: totals 400, 800 -> P95 = 400 + 0.95·400 = 780; 8 KiB each
+    c = run(iolab, f)["combined"]
+    close(c["total"]["iops"]["p95"], 780)
+    close(c["total"]["bandwidth"]["p95"], 780 * 8192)
+    close(c["read"]["latency"]["p50"], 0.0015)
+    close(c["write"]["latency"]["p50"], 0.003)

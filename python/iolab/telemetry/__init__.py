@@ -80,6 +80,9 @@ def read_files(paths: list[str | Path], *, interval: float | None = None) -> Tra
         except OSError as e:
             raise bad(path, None, f"cannot read: {e.strerror or e}") from None
         kind, parsed = detect(path, data)
+        if isinstance(parsed, str) and not parsed.endswith(("\n", "\r")):
+            raise bad(path, parsed.count("\n") + 1, "the last line has no line end: the file was cut short "
+                      "(every tool iolab reads ends its lines)")
         if kind == "results":
             got = runs.read_runs(path, trace)
         elif kind == "fio-log":
