@@ -154,3 +154,16 @@ def test_bad_options(iolab):
     assert r.code == 2 and r.err.startswith("error: --service: expected one of anf, azure-files, gcnv")
     r = iolab("doctor", "--root", "/no/such/dir")
     assert r.code == 2 and "--root" in r.err
+
+
+def test_lvm_stripe_against_the_scenario_io_size(iolab, tmp_path):
+    d = doctor(iolab, "--root", TREE, "--service", "anf")
+    dm = {x["name"]: x for x in d["devices"]}["dm-0"]
+    assert (dm["dm_name"], dm["chunk_kb"], dm["members"]) == ("vgdata-lvdata", 64, ["sde", "sdf"])
+    assert ("stripe-size", "dm-0") not in by_id(d)                        # 64 KiB suits small IO
+    scen = tmp_path / "dw.yaml"
+    scen.write_text((EXAMPLES / "oracle-anf-knfs.yaml").read_text().replace("bs: 8k", "bs: 1m"))
+    f = by_id(doctor(iolab, "--root", TREE, "--scenario", scen))
+    st = f[("stripe-size", "dm-0")]
+    assert st["recommended"] == "256 KiB" and "lvcreate -i 2 -I 256k" in st["how"]
+    assert f[("stripe-size", "md127")]["recommended"] == "256 KiB"
