@@ -64,3 +64,32 @@ def test_live_figures_and_ctrl_c_keep_what_was_taken(tmp_path):
     assert all(s.r_lat == pytest.approx(0.001) for s in got)
     assert got[0].queue == pytest.approx(0.2)   # 100 weighted ms over 0.5 s
     assert any("Ctrl-C" in n for n in trace.notes)
+
+
+def test_live_nfs_mount_sums_every_transport(tmp_path):
+    # the mountstats fixture's three snapshots, served one per read: READ +20000 then +40000 over
+    # 10 s each (2000 and 4000 reads/s); RPCs over four transports: 2500/s then 4500/s
+    from conftest import DATA
+
+    snaps = [s.split("\n", 1)[1] for s in (DATA / "telemetry" / "mountstats.log").read_text().split("\n1795514")
+             if "device" in s]
+    assert len(snaps) == 3
+    (tmp_path / "self").mkdir()
+    (tmp_path / "self" / "mountinfo").write_text("")
+    (tmp_path / "diskstats").write_text("")
+    (tmp_path / "self" / "mountstats").write_text(snaps[0])
+    target = resolve_target("/mnt/anf", tmp_path)
+    assert target.kind == "nfs"
+    now = [0.0]
+    step = [0]
+
+    def sleep(dt):
+        step[0] += 1
+        now[0] += 10.0
+        (tmp_path / "self" / "mountstats").write_text(snaps[step[0]])
+
+    trace = Trace()
+    got = sample_live(target, duration=20, interval=10, trace=trace, clock=lambda: now[0], sleep=sleep)
+    assert [s.r_iops for s in got] == pytest.approx([2000, 4000])
+    assert [s.rpc_ops for s in got] == pytest.approx([2500, 4500])
+    assert got[1].r_lat == pytest.approx(0.001)

@@ -121,15 +121,18 @@ def _nfs_rules(m: Mount, s: System, ctx: _Context) -> list[Finding]:
     sev = "fix" if m.service != "unknown" else "warn"
     # nconnect
     want, src = NCONNECT[svc]
-    now = m.nconnect
+    now = m.transports or m.nconnect
     if now != want and not (svc == "gcnv" and now >= 8):
         old_kernel = s.kernel_at_least(5, 3) is False
-        why = (f"{m.transports or now} TCP connection(s) carry every IO of this mount; the guide recommends "
+        why = (f"{now} TCP connection(s) carry every IO of this mount; the guide recommends "
                f"nconnect={want}{guess}." if now < want else
                f"nconnect={now} is above the {want} the guide recommends: more connections add nothing and may "
                f"hurt through TCP saturation{guess}.")
         if old_kernel:
             why += f" nconnect needs Linux 5.3 or later (this kernel: {s.kernel})."
+        if m.transports and m.transports != m.nconnect:
+            why += (f" The mount asks for nconnect={m.nconnect} but has {m.transports} transport(s): an earlier mount "
+                    f"of {m.server} set the count.")
         out.append(Finding(
             "nfs-nconnect", sev if now < want else "warn", m.mount_point, "nconnect", now, want,
             f"unmount every mount of {m.server} (the first mount sets nconnect for the others), then mount with "

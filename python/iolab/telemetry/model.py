@@ -82,6 +82,7 @@ _TIME_FORMATS = (
     "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S %Z", "%Y-%m-%dT%H:%M:%S.%f",
     "%m/%d/%Y %I:%M:%S %p", "%m/%d/%y %I:%M:%S %p", "%m/%d/%Y %H:%M:%S", "%m/%d/%y %H:%M:%S",
     "%a %b %d %H:%M:%S %Z %Y", "%a %b %d %H:%M:%S %Y", "%a %d %b %Y %H:%M:%S %Z", "%a %d %b %Y %I:%M:%S %p %Z",
+    "%d.%m.%Y %H:%M:%S", "%d.%m.%y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%d/%m/%y %H:%M:%S",
 )
 _EPOCH = re.compile(r"^\d{9,11}(\.\d+)?$")
 
@@ -94,12 +95,14 @@ def parse_time(text: str) -> float | None:
     if _EPOCH.match(t):
         return float(t)
     t = re.sub(r"\s+", " ", t)
-    for fmt in _TIME_FORMATS:
-        try:
-            d = datetime.strptime(t, fmt)
-        except ValueError:
-            continue
-        if d.tzinfo is None:
-            d = d.replace(tzinfo=timezone.utc)
-        return d.timestamp()
+    # a zone name strptime does not know (CET, PST): the wall-clock time is used
+    for text in (t, re.sub(r" [A-Z]{2,5}$", "", t), re.sub(r" [A-Z]{2,5}( \d{4})$", r"\1", t)):
+        for fmt in _TIME_FORMATS:
+            try:
+                d = datetime.strptime(text, fmt)
+            except ValueError:
+                continue
+            if d.tzinfo is None:
+                d = d.replace(tzinfo=timezone.utc)
+            return d.timestamp()
     return None
