@@ -174,3 +174,11 @@ def test_lvm_stripe_against_the_scenario_io_size(iolab, tmp_path):
     st = f[("stripe-size", "dm-0")]
     assert st["recommended"] == "256 KiB" and "lvcreate -i 2 -I 256k" in st["how"]
     assert f[("stripe-size", "md127")]["recommended"] == "256 KiB"
+
+
+def test_old_kernel_is_named_in_the_nconnect_finding(iolab, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(TREE, root)
+    (root / "proc/sys/kernel/osrelease").write_text("4.12.14-122.37-default\n")
+    f = by_id(doctor(iolab, "--root", root, "--service", "anf"))
+    assert "this kernel is 4.12.14-122.37-default" in f[("nfs-nconnect", "/mnt/logs")]["why"]

@@ -129,7 +129,8 @@ def _nfs_rules(m: Mount, s: System, ctx: _Context) -> list[Finding]:
                f"nconnect={now} is above the {want} the guide recommends: more connections add nothing and may "
                f"hurt through TCP saturation{guess}.")
         if old_kernel:
-            why += f" nconnect needs Linux 5.3 or later (this kernel: {s.kernel})."
+            why += (f" nconnect needs Linux 5.3 or later, or a distribution that carries it back (ANF names RHEL 8.3, "
+                    f"SLES 12 SP4, Ubuntu 18.04); this kernel is {s.kernel}.")
         if m.transports and m.transports != m.nconnect:
             why += (f" The mount asks for nconnect={m.nconnect} but has {m.transports} transport(s): an earlier mount "
                     f"of {m.server} set the count.")

@@ -25,7 +25,7 @@ DEFAULT_PERCENTILE = 95.0
 DEFAULT_COMFORT = 1.3
 
 _VIRTUAL = re.compile(r"^(loop|ram|zram|sr|fd|nbd)\d+$")
-_STACKED = re.compile(r"^(dm-\d+|md\d+|md/.*)$")
+_STACKED = re.compile(r"^(dm-\d+|md\d+|md/.*|dev9-\d+)$")      # dev9-N: md as sar names it without -p
 
 
 def _parent(name: str) -> str | None:
