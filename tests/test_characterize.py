@@ -268,3 +268,27 @@ def test_iostat_json_of_sysstat_11_keys(iolab, tmp_path):
     close(c["total"]["bandwidth"]["p95"], 780 * 8192)
     close(c["read"]["latency"]["p50"], 0.0015)
     close(c["write"]["latency"]["p50"], 0.003)
+
+
+def test_typeperf_en_us_logicaldisk(iolab):
+    # LogicalDisk(D:) (not _Total); the third sample has blank values and is skipped.
+    # totals 500, 600, 1100 -> P95 = 600 + 0.9·500 = 1050; 4 KiB each; every 5 s
+    d = run(iolab, T / "typeperf-en-us.csv")
+    c = d["combined"]
+    assert d["source"]["devices"] == ["LogicalDisk(D:)"]
+    assert d["samples"] == 3 and d["interval"] == 5
+    close(c["total"]["iops"]["p95"], 1050)
+    close(c["total"]["bandwidth"]["p95"], 1050 * 4096)
+    close(c["write"]["latency"]["max"], 0.0016)
+    close(c["queue_depth"]["p50"], 2.0)
+
+
+def test_two_hosts_same_device_names_are_told_apart_and_added(iolab, tmp_path):
+    # the same diskstats log from two hosts: sda twice, renamed by file; the combined load doubles
+    a, b = tmp_path / "db1.log", tmp_path / "db2.log"
+    a.write_bytes((T / "diskstats.log").read_bytes())
+    b.write_bytes((T / "diskstats.log").read_bytes())
+    d = run(iolab, a, b)
+    assert d["source"]["devices"] == ["db1.log:sda", "db2.log:sda"]
+    close(d["combined"]["total"]["iops"]["p95"], 2 * 2340)
+    assert d["samples"] == 2

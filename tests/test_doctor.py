@@ -182,3 +182,13 @@ def test_old_kernel_is_named_in_the_nconnect_finding(iolab, tmp_path):
     (root / "proc/sys/kernel/osrelease").write_text("4.12.14-122.37-default\n")
     f = by_id(doctor(iolab, "--root", root, "--service", "anf"))
     assert "this kernel is 4.12.14-122.37-default" in f[("nfs-nconnect", "/mnt/logs")]["why"]
+
+
+def test_smb_channels_from_debugdata(iolab, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(TREE, root)
+    dbg = root / "proc/fs/cifs/DebugData"
+    dbg.write_text(dbg.read_text().replace("\tServer interfaces: 1", "\tExtra Channels: 3\n\tServer interfaces: 1"))
+    d = doctor(iolab, "--root", root, "--service", "anf")
+    assert {m["mount_point"]: m for m in d["mounts"]}["/mnt/smb"]["channels"] == 4
+    assert ("smb-multichannel", "/mnt/smb") not in by_id(d)

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from .model import Sample, Trace, bad
@@ -68,11 +69,15 @@ def detect(path: str, data: bytes) -> tuple[str, object]:
 
 
 def read_files(paths: list[str | Path], *, interval: float | None = None) -> Trace:
-    """Read every file into one :class:`Trace`; raises InputError naming file and line."""
+    """Read every file into one :class:`Trace`; raises InputError naming file and line.
+
+    Devices of the same name in several files (two hosts' ``sda``) are told apart by the
+    file's name in front (``host1.txt:sda``)."""
     from . import counters, fiolog, nfsiostat, perfmon, runs, sysstat
 
     trace = Trace()
     fio: list[tuple[str, str]] = []
+    per_file: list[tuple[str, list[Sample]]] = []
     for p in paths:
         path = str(p)
         try:
@@ -100,16 +105,22 @@ def read_files(paths: list[str | Path], *, interval: float | None = None) -> Tra
             reader = {"iostat": sysstat.read_iostat, "sar": sysstat.read_sar, "sadf-csv": sysstat.read_sadf_csv,
                       "perfmon": perfmon.read_perfmon, "nfsiostat": nfsiostat.read_nfsiostat}[kind]
             got = reader(parsed, path, trace, interval)  # type: ignore[operator]
-        if kind in ("nfsiostat",):
-            trace.absolute = False
         trace.sources.append({"file": path, "format": kind, "samples": len(got)})
-        trace.samples.extend(got)
+        per_file.append((path, got))
     if fio:
         got = fiolog.read_fio_logs(fio, trace)
-        for s in trace.sources:
-            if s["format"] == "fio-log":
-                s["samples"] = len(got)
-        trace.samples.extend(got)
+        for src in trace.sources:
+            if src["format"] == "fio-log":
+                src["samples"] = len(got)
+        per_file.append(("fio", got))
+    owners: dict[str, set[str]] = {}
+    for path, got in per_file:
+        for smp in got:
+            owners.setdefault(smp.device, set()).add(path)
+    clash = {name for name, files in owners.items() if len(files) > 1}
+    for path, got in per_file:
+        trace.samples.extend(replace(smp, device=f"{Path(path).name}:{smp.device}") if smp.device in clash else smp
+                             for smp in got)
     if not trace.samples:
         raise bad(str(paths[0]) if paths else "-", None, "no samples: at least two reports or snapshots are needed")
     return trace

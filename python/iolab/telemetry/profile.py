@@ -33,6 +33,20 @@ def _parent(name: str) -> str | None:
     return m.group(1) if m else None
 
 
+def _bare(name: str) -> str:
+    """A device's own name without the ``FILE:`` in front that tells two hosts' devices apart."""
+    m = re.match(r"^[^:()/]+:(.+)$", name)
+    return m.group(1) if m else name
+
+
+def _sibling(name: str, other: str | None) -> str | None:
+    """``other`` with ``name``'s ``FILE:`` prefix."""
+    if other is None:
+        return None
+    prefix = name[: len(name) - len(_bare(name))]
+    return prefix + other
+
+
 def select_devices(names: list[str], wanted: list[str] | None) -> tuple[list[str], list[str]]:
     """(devices used for the combined figures, notes). Without ``wanted``: whole disks only —
     no partitions of a listed disk, no loop/ram/CD devices, and no device-mapper or md
@@ -44,28 +58,34 @@ def select_devices(names: list[str], wanted: list[str] | None) -> tuple[list[str
             raise SchemaError(f"no device {missing[0]!r} in the telemetry (it has: {', '.join(names)})",
                               field="--device")
         return list(wanted), []
-    keep = [n for n in names if not _VIRTUAL.match(n) and not (_parent(n) in names)]
-    physical = [n for n in keep if not _STACKED.match(n)]
+    keep = [n for n in names if not _VIRTUAL.match(_bare(n)) and not (_sibling(n, _parent(_bare(n))) in names)]
+    physical = [n for n in keep if not _STACKED.match(_bare(n))]
     if physical and len(physical) < len(keep):
         dropped = [n for n in keep if n not in physical]
         keep = physical
         notes = [f"left out of the combined figures: {', '.join(dropped)} (stacked on the disks counted)"]
     else:
         notes = []
-    skipped = [n for n in names if n not in keep and not _STACKED.match(n)]
+    skipped = [n for n in names if n not in keep and not _STACKED.match(_bare(n))]
     if skipped:
         notes.append(f"left out of the combined figures: {', '.join(skipped)} (partitions or virtual devices)")
     return keep or list(names), notes
 
 
 def combine(samples: list[Sample]) -> list[Sample]:
-    """One sample per instant: the devices' samples ending at the same time, added up."""
-    groups: dict[float, list[Sample]] = {}
+    """One sample per interval: the devices' samples that end in the same interval (the
+    median sampling interval, so that files from several hosts line up), added up."""
+    if not samples:
+        return []
+    steps = sorted(s.interval for s in samples)
+    step = steps[len(steps) // 2] or 1.0
+    groups: dict[int, list[Sample]] = {}
     for s in samples:
-        groups.setdefault(round(s.time, 1), []).append(s)
+        groups.setdefault(round(s.time / step), []).append(s)
     out = []
-    for t in sorted(groups):
-        g = groups[t]
+    for k in sorted(groups):
+        g = groups[k]
+        t = max(s.time for s in g)
         r, w = sum(s.r_iops for s in g), sum(s.w_iops for s in g)
         queues = [s.queue for s in g if s.queue is not None]
         utils = [s.util for s in g if s.util is not None]
