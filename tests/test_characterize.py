@@ -292,3 +292,16 @@ def test_two_hosts_same_device_names_are_told_apart_and_added(iolab, tmp_path):
     assert d["source"]["devices"] == ["db1.log:sda", "db2.log:sda"]
     close(d["combined"]["total"]["iops"]["p95"], 2 * 2340)
     assert d["samples"] == 2
+
+
+def test_nfs_telemetry_plans_nfs_shares(iolab, tmp_path):
+    out = tmp_path / "nfs.yaml"
+    r = iolab("characterize", str(T / "mountstats.log"), "-o", str(out), "--no-store")
+    assert r.code == 0, r.err
+    doc = yaml.safe_load(out.read_text())
+    assert doc["search"] == {"kind": "share", "protocols": ["nfs3", "nfs4.1"]}
+    assert doc["require"]["iops"] == 5720                      # P95 4400 × 1.3
+    p = iolab("plan", str(out), "--json", "--top", "1")
+    assert p.code == 0, p.err
+    cand = p.json()["candidates"][0]
+    assert cand["config"]["protocol"] in ("nfs3", "nfs4.1")

@@ -23,6 +23,8 @@ __all__ = ["Profile", "profile", "select_devices", "combine", "requirements_doc"
 POINTS = (50.0, 90.0, 95.0, 99.0)
 DEFAULT_PERCENTILE = 95.0
 DEFAULT_COMFORT = 1.3
+NFS_FORMATS = ("mountstats", "nfsiostat", "live mountstats")
+"""Telemetry of NFS mounts: the requirements file then searches file shares over NFS."""
 
 _VIRTUAL = re.compile(r"^(loop|ram|zram|sr|fd|nbd)\d+$")
 _STACKED = re.compile(r"^(dm-\d+|md\d+|md/.*|dev9-\d+)$")      # dev9-N: md as sar names it without -p
@@ -210,6 +212,8 @@ def profile(trace: Trace, *, percentile: float = DEFAULT_PERCENTILE, comfort: fl
     iops_p = combined["total"]["iops"][key]
     bw_p = combined["total"]["bandwidth"][key]
     req = requirements_doc(combined, percentile, comfort)
+    if trace.sources and all(src["format"] in NFS_FORMATS for src in trace.sources):
+        req["search"] = {"kind": "share", "protocols": ["nfs3", "nfs4.1"]}
     return Profile(trace, percentile, comfort, used, per_device, combined, series,
                    busy_windows(series, iops_p, bw_p), req, list(trace.notes) + notes)
 
@@ -269,6 +273,9 @@ def requirements_yaml(p: Profile, command: str) -> str:
     lines.append("require:")
     for k, v in r["require"].items():
         lines.append(f"  {k}: {_rate(v) if k == 'bandwidth' else v}")
+    if "search" in r:
+        lines.append("# The telemetry is of NFS mounts: plan file shares served over NFS.")
+        lines.append("search: {kind: share, protocols: [" + ", ".join(r["search"]["protocols"]) + "]}")
     return "\n".join(lines) + "\n"
 
 
