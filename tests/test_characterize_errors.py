@@ -100,3 +100,15 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
             raise RuntimeError("renderer died")
     assert target.read_bytes() == b"<svg>old</svg>"
     assert [p.name for p in tmp_path.iterdir()] == ["plot.svg"]
+
+
+def test_sqlite_file_of_another_program_is_left_alone(iolab, tmp_path):
+    import sqlite3
+
+    f = tmp_path / "app.db"
+    with sqlite3.connect(f) as db:
+        db.execute("CREATE TABLE users (id INTEGER, name TEXT)")
+    before = f.read_bytes()
+    r = iolab("characterize", str(f), "--no-store")
+    assert r.code == 2 and "not an iolab results database" in r.err
+    assert f.read_bytes() == before

@@ -9,9 +9,22 @@ __all__ = ["read_runs"]
 
 
 def read_runs(path: str, trace: Trace) -> list[Sample]:
-    from ..bench.store import ResultsStore
+    import sqlite3
+
+    from ..bench.store import SCHEMA_VERSION, ResultsStore
     from ..errors import RunError
 
+    try:        # look before opening it as a store: that would add iolab's tables to another program's file
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            version = db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] \
+                if "schema_version" in tables else None
+    except sqlite3.Error as e:
+        raise bad(path, None, f"an SQLite file iolab cannot read: {e}") from None
+    if not {"runs", "measurements", "schema_version"} <= tables:
+        raise bad(path, None, "an SQLite database, but not an iolab results database")
+    if version != SCHEMA_VERSION:
+        raise bad(path, None, f"results database schema version {version}; this iolab reads {SCHEMA_VERSION}")
     try:
         store = ResultsStore(path)
     except RunError as e:
