@@ -18,7 +18,7 @@ from .common import JSON_OPTION, console, err_console, print_json
 
 def characterize(
     files: Optional[list[Path]] = typer.Argument(None, help="Telemetry files (format detected by content).",
-                                                 show_default=False),
+                                                 show_default=False, metavar="[FILE...]"),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
                                           help="Write the requirements file here (for iolab plan)."),
     percentile: float = typer.Option(95.0, "--percentile", min=1.0, max=100.0, metavar="P",
