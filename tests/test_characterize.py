@@ -166,7 +166,7 @@ def test_perfmon_csv_german_regional_format(iolab):
     # F: read latency 2, 3, 4 ms weighted with C:'s 10 reads at 0.5 ms
     d = run(iolab, T / "perfmon-de.csv")
     c = d["combined"]
-    assert sorted(d["source"]["devices"]) == ["PhysicalDisk(0 C:)", "PhysicalDisk(1 F:)"]
+    assert d["source"]["devices"] == ["PhysicalDisk(0 C:)", "PhysicalDisk(1 F:)"]
     assert d["samples"] == 3 and d["interval"] == 15
     close(c["total"]["iops"]["p95"], 4380.5)
     close(c["read"]["latency"]["max"], (3600.5 * 0.004 + 10 * 0.0005) / 3610.5)

@@ -109,7 +109,6 @@ def store_profile(p: Profile, requirements_text: str, db: str | Path | None) -> 
     record = RunRecord(
         status="ok", started=started, ended=ended, jobfile=requirements_text, fio_argv=(),
         target="characterize: " + ", ".join(s["file"] for s in p.trace.sources), measured=measured,
-        params={"kind": "characterize", "percentile": p.percentile, "comfort": p.comfort,
-                "samples": len(p.series), "devices": p.devices})
+        params={"kind": "characterize", "percentile": p.percentile, "comfort": p.comfort})
     with ResultsStore(db) as store:
         return store.save(record)

@@ -100,7 +100,7 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
     if len(instances) > 1:
         instances.discard("_Total")
     need = {"r_iops", "w_iops", "r_bw", "w_bw"}
-    for inst in instances:
+    for inst in sorted(instances):
         have = {k for _, i, k in columns.values() if i == inst}
         if not need <= have:
             raise bad(file, 1, f"{obj}({inst}) lacks {', '.join(sorted(need - have))}: record Disk Reads/sec, Disk "
@@ -114,7 +114,7 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
     step = diffs[len(diffs) // 2] if diffs else (interval or 1.0)
     out = []
     for (n, r), t in zip(body, times):
-        per: dict[str, dict[str, float | None]] = {inst: {} for inst in instances}
+        per: dict[str, dict[str, float | None]] = {inst: {} for inst in sorted(instances)}
         for i, (_, inst, key) in columns.items():
             if inst in per:
                 per[inst][key] = _value(r[i], file, n, head[i].rsplit("\\", 1)[-1])
