@@ -42,7 +42,7 @@ def characterize(
 ) -> None:
     """Characterize a workload from telemetry: percentiles, busy windows, a requirements file."""
     from ..plot import check_plot_path
-    from ..telemetry import Trace, read_files
+    from ..telemetry import read_files
     from ..telemetry.output import store_profile, timeseries_plot, write_text
     from ..telemetry.profile import profile, requirements_yaml
 
@@ -133,10 +133,10 @@ def _lat(v: float | None) -> str:
 
 
 def _print(p) -> None:
-    from ..telemetry.profile import _key
+    from ..telemetry.profile import point_key
 
-    key = _key(p.percentile)
-    pts = [_key(x) for x in p.points]
+    key = point_key(p.percentile)
+    pts = [point_key(x) for x in p.points]
     c = p.combined
     console.print(f"[bold]Characterization[/] of {', '.join(s['file'] for s in p.trace.sources)}: "
                   f"{len(p.series)} samples, combined over {', '.join(p.devices)}")

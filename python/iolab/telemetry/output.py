@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import RunError
-from .profile import Profile, _key
+from .profile import Profile, point_key
 
 __all__ = ["atomic_path", "write_text", "timeseries_plot", "store_profile"]
 
@@ -50,7 +50,7 @@ def timeseries_plot(path: str | Path, p: Profile, title: str) -> None:
     s = p.series
     t0 = s[0].time - s[0].interval if s else 0.0
     xs = [(x.time - t0) / 60 for x in s]
-    key = _key(p.percentile)
+    key = point_key(p.percentile)
     with atomic_path(path) as tmp, _canvas(tmp, 3, 8.4) as (_, axes):
         ax = axes[0]
         ax.plot(xs, [x.r_iops for x in s], label="read", linewidth=1)
@@ -92,7 +92,7 @@ def store_profile(p: Profile, requirements_text: str, db: str | Path | None) -> 
     from ..bench.record import Figures, Measured, RunRecord
     from ..bench.store import ResultsStore
 
-    key = _key(p.percentile)
+    key = point_key(p.percentile)
     c = p.combined
 
     def fig(block: dict, lat: dict | None) -> Figures:

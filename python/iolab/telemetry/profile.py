@@ -17,7 +17,7 @@ import numpy as np
 
 from .model import Sample, Trace
 
-__all__ = ["Profile", "profile", "select_devices", "combine", "requirements_doc", "requirements_yaml",
+__all__ = ["Profile", "profile", "point_key", "select_devices", "combine", "requirements_doc", "requirements_yaml",
            "POINTS", "DEFAULT_PERCENTILE", "DEFAULT_COMFORT"]
 
 POINTS = (50.0, 90.0, 95.0, 99.0)
@@ -106,7 +106,8 @@ def _wmean(g: list[Sample], d: str) -> float | None:
     return sum(p[0] * p[1] for p in pairs) / x if x > 0 else None
 
 
-def _key(p: float) -> str:
+def point_key(p: float) -> str:
+    """The JSON key of a percentile: 95 -> "p95", 99.9 -> "p99.9"."""
     return f"p{p:g}"
 
 
@@ -115,7 +116,7 @@ def summary(values: list[float], points: tuple[float, ...]) -> dict[str, float] 
     if not values:
         return None
     a = np.asarray(values, dtype=float)
-    out = {_key(p): float(np.percentile(a, p)) for p in points}
+    out = {point_key(p): float(np.percentile(a, p)) for p in points}
     out["max"] = float(a.max())
     out["mean"] = float(a.mean())
     return out
@@ -208,7 +209,7 @@ def profile(trace: Trace, *, percentile: float = DEFAULT_PERCENTILE, comfort: fl
     per_device = {n: figures([s for s in trace.samples if s.device == n], points) for n in names}
     series = combine([s for s in trace.samples if s.device in used])
     combined = figures(series, points)
-    key = _key(percentile)
+    key = point_key(percentile)
     iops_p = combined["total"]["iops"][key]
     bw_p = combined["total"]["bandwidth"][key]
     req = requirements_doc(combined, percentile, comfort)
@@ -220,7 +221,7 @@ def profile(trace: Trace, *, percentile: float = DEFAULT_PERCENTILE, comfort: fl
 
 def requirements_doc(combined: dict, percentile: float, comfort: float) -> dict:
     """The ``jobs`` and ``require`` of a requirements file, in base units."""
-    key = _key(percentile)
+    key = point_key(percentile)
     iops = combined["total"]["iops"][key] * comfort
     bw = combined["total"]["bandwidth"][key] * comfort
     size = combined["mean_io_size"] or 4096.0
@@ -250,7 +251,7 @@ def requirements_yaml(p: Profile, command: str) -> str:
     from ..units import format_duration, format_ops, format_rate, format_size
 
     r = p.requirements
-    key = _key(p.percentile)
+    key = point_key(p.percentile)
     tot = p.combined["total"]
     job = r["jobs"][0]
     lines = [
