@@ -85,6 +85,7 @@ _TIME_FORMATS = (
     "%d.%m.%Y %H:%M:%S", "%d.%m.%y %H:%M:%S", "%d/%m/%Y %H:%M:%S", "%d/%m/%y %H:%M:%S",
 )
 _EPOCH = re.compile(r"^\d{9,11}(\.\d+)?$")
+_LOOKS = re.compile(r"^(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[ T]\d|[A-Z][a-z]{2},? )")
 
 
 def parse_time(text: str) -> float | None:
@@ -94,15 +95,21 @@ def parse_time(text: str) -> float | None:
     t = text.strip()
     if _EPOCH.match(t):
         return float(t)
+    if len(t) > 48 or not _LOOKS.match(t):
+        return None
     t = re.sub(r"\s+", " ", t)
     # a zone name strptime does not know (CET, PST): the wall-clock time is used
     for text in (t, re.sub(r" [A-Z]{2,5}$", "", t), re.sub(r" [A-Z]{2,5}( \d{4})$", r"\1", t)):
-        for fmt in _TIME_FORMATS:
+        for fmt in (_last[0], *_TIME_FORMATS):       # a file repeats one format: try the last one first
             try:
                 d = datetime.strptime(text, fmt)
             except ValueError:
                 continue
+            _last[0] = fmt
             if d.tzinfo is None:
                 d = d.replace(tzinfo=timezone.utc)
             return d.timestamp()
     return None
+
+
+_last = [_TIME_FORMATS[0]]

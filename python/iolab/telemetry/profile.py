@@ -111,41 +111,47 @@ def point_key(p: float) -> str:
     return f"p{p:g}"
 
 
-def summary(values: list[float], points: tuple[float, ...]) -> dict[str, float] | None:
+def summary(values, points: tuple[float, ...]) -> dict[str, float] | None:
     """P50/P90/P95/P99 (and any extra point), max and mean of the values; None if there are none."""
-    if not values:
-        return None
     a = np.asarray(values, dtype=float)
-    out = {point_key(p): float(np.percentile(a, p)) for p in points}
+    a = a[~np.isnan(a)]
+    if a.size == 0:
+        return None
+    out = {point_key(p): float(v) for p, v in zip(points, np.percentile(a, points))}
     out["max"] = float(a.max())
     out["mean"] = float(a.mean())
     return out
 
 
+def _column(samples: list[Sample], name: str) -> np.ndarray:
+    return np.array([getattr(s, name) for s in samples], dtype=float)  # None becomes nan
+
+
 def figures(samples: list[Sample], points: tuple[float, ...]) -> dict:
     """The contract's per-device block: read, write, total, read_share, queue_depth, ..."""
+    col = {n: _column(samples, n) for n in ("r_iops", "w_iops", "r_bw", "w_bw", "r_lat", "w_lat", "queue", "util",
+                                            "rpc_ops", "interval")}
     doc: dict = {}
-    for d in ("r", "w"):
-        busy = [s for s in samples if getattr(s, f"{d}_iops") > 0]
-        doc["read" if d == "r" else "write"] = {
-            "iops": summary([getattr(s, f"{d}_iops") for s in samples], points),
-            "bandwidth": summary([getattr(s, f"{d}_bw") for s in samples], points),
-            "latency": summary([getattr(s, f"{d}_lat") for s in busy if getattr(s, f"{d}_lat") is not None], points),
-            "io_size": summary([getattr(s, f"{d}_bw") / getattr(s, f"{d}_iops") for s in busy], points),
-        }
-    active = [s for s in samples if s.iops > 0]
-    doc["total"] = {"iops": summary([s.iops for s in samples], points),
-                    "bandwidth": summary([s.bandwidth for s in samples], points),
-                    "io_size": summary([s.bandwidth / s.iops for s in active], points)}
-    doc["read_share"] = summary([s.r_iops / s.iops for s in active], points)
-    doc["queue_depth"] = summary([s.queue for s in samples if s.queue is not None], points)
-    doc["utilization"] = summary([s.util for s in samples if s.util is not None], points)
-    rpc = [s.rpc_ops for s in samples if s.rpc_ops is not None]
-    if rpc:
-        doc["rpc_ops"] = summary(rpc, points)
-    ios = sum(s.iops * s.interval for s in samples)
-    doc["mean_io_size"] = sum(s.bandwidth * s.interval for s in samples) / ios if ios > 0 else None
-    doc["read_fraction"] = sum(s.r_iops * s.interval for s in samples) / ios if ios > 0 else None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for d, word in (("r", "read"), ("w", "write")):
+            iops, bw, lat = col[f"{d}_iops"], col[f"{d}_bw"], col[f"{d}_lat"]
+            busy = iops > 0
+            doc[word] = {"iops": summary(iops, points), "bandwidth": summary(bw, points),
+                         "latency": summary(lat[busy], points), "io_size": summary(bw[busy] / iops[busy], points)}
+        iops = col["r_iops"] + col["w_iops"]
+        bw = col["r_bw"] + col["w_bw"]
+        active = iops > 0
+        doc["total"] = {"iops": summary(iops, points), "bandwidth": summary(bw, points),
+                        "io_size": summary(bw[active] / iops[active], points)}
+        doc["read_share"] = summary(col["r_iops"][active] / iops[active], points)
+    doc["queue_depth"] = summary(col["queue"], points)
+    doc["utilization"] = summary(col["util"], points)
+    if not np.isnan(col["rpc_ops"]).all():
+        doc["rpc_ops"] = summary(col["rpc_ops"], points)
+    dt = col["interval"]
+    ios = float((iops * dt).sum())
+    doc["mean_io_size"] = float((bw * dt).sum()) / ios if ios > 0 else None
+    doc["read_fraction"] = float((col["r_iops"] * dt).sum()) / ios if ios > 0 else None
     doc["samples"] = len(samples)
     return doc
 
