@@ -305,3 +305,15 @@ def test_nfs_telemetry_plans_nfs_shares(iolab, tmp_path):
     assert p.code == 0, p.err
     cand = p.json()["candidates"][0]
     assert cand["config"]["protocol"] in ("nfs3", "nfs4.1")
+
+
+def test_sar_d_sysstat_10_across_midnight(iolab):
+    # 24-hour clock, wr_sec/s in sectors (16 = 8 KiB writes), 23:50 -> 00:00 -> 00:10: still 600 s apart
+    # tps 100, 200, 300 -> P95 = 200 + 0.9·100 = 290
+    d = run(iolab, T / "sar-d-10.txt")
+    c = d["combined"]
+    assert d["interval"] == 600
+    close(c["write"]["iops"]["p95"], 290)
+    close(c["total"]["bandwidth"]["p95"], 290 * 8192)
+    close(c["write"]["latency"]["p50"], 0.005)
+    assert d["busy_windows"][0]["end"] - d["busy_windows"][0]["start"] == 600

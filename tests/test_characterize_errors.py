@@ -12,6 +12,7 @@ from conftest import DATA
 
 T = DATA / "telemetry"
 FIXTURES = ["iostat-12.5.txt", "iostat-11.5.7-iso.txt", "iostat-10.1.5.txt", "iostat-12.5.json", "sar-d-12.txt",
+            "sar-d-10.txt", "typeperf-en-us.csv",
             "sadf-d-11.csv", "sadf-j-12.json", "diskstats.log", "mountstats.log", "nfsiostat.txt", "perfmon-de.csv",
             "db_iops.1.log"]
 
