@@ -317,3 +317,18 @@ def test_sar_d_sysstat_10_across_midnight(iolab):
     close(c["total"]["bandwidth"]["p95"], 290 * 8192)
     close(c["write"]["latency"]["p50"], 0.005)
     assert d["busy_windows"][0]["end"] - d["busy_windows"][0]["start"] == 600
+
+
+def test_perfmon_of_two_hosts_keeps_their_disks_apart(iolab, tmp_path):
+    # one relog CSV merging two servers' logs: each has PhysicalDisk(0 C:); per row 100 + 300 reads/s
+    head = ['"(PDH-CSV 4.0) (UTC)(0)"'] + [f'"\\\\{h}\\PhysicalDisk(0 C:)\\{c}"' for h in ("SQL01", "SQL02")
+                                          for c in ("Disk Reads/sec", "Disk Writes/sec", "Disk Read Bytes/sec",
+                                                    "Disk Write Bytes/sec")]
+    rows = [",".join(['"11/24/2026 10:00:0%d.000"' % k] + [f'"{v}"' for v in (r1, 0, r1 * 8192, 0, r2, 0, r2 * 8192, 0)])
+            for k, (r1, r2) in enumerate([(100, 300), (200, 300), (300, 300)])]
+    f = tmp_path / "merged.csv"
+    f.write_text("\r\n".join([",".join(head)] + rows) + "\r\n")
+    d = run(iolab, f)
+    assert d["source"]["devices"] == ["SQL01:PhysicalDisk(0 C:)", "SQL02:PhysicalDisk(0 C:)"]
+    # totals 400, 500, 600 -> P95 = 500 + 0.9·100 = 590
+    close(d["combined"]["total"]["iops"]["p95"], 590)

@@ -7,7 +7,8 @@ rate counters in the first row). Values and dates follow the machine's regional 
 ``1234,5`` with a comma decimal and ``24.11.2026`` or ``24/11/2026`` dates are read too.
 Counter names must be the English ones (a log recorded on an English-language Windows,
 whatever its regional format). PhysicalDisk is preferred to LogicalDisk when both are
-present; ``_Total`` is used only when it is the only instance.
+present; ``_Total`` is used only when it is a host's only instance. A log of several hosts
+names each device ``HOST:PhysicalDisk(...)``.
 """
 
 from __future__ import annotations
@@ -85,25 +86,29 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
     if not rows:
         raise bad(file, 1, "empty PerfMon CSV")
     head = rows[0]
-    columns: dict[int, tuple[str, str, str]] = {}
+    found: dict[int, tuple[str, str, str, str]] = {}       # column -> (object, host, instance, key)
     for i, path in enumerate(head[1:], 1):
         m = _PATH.match(path.strip())
         if m and m.group(4) in COUNTERS:
-            columns[i] = (m.group(2), m.group(3), COUNTERS[m.group(4)])
-    if not columns:
+            found[i] = (m.group(2), m.group(1), m.group(3), COUNTERS[m.group(4)])
+    if not found:
         raise bad(file, 1, "no PhysicalDisk or LogicalDisk counters (Disk Reads/sec, Disk Writes/sec, ...) in "
                   "this PerfMon CSV")
-    objects = {o for o, _, _ in columns.values()}
-    obj = "PhysicalDisk" if "PhysicalDisk" in objects else "LogicalDisk"
-    columns = {i: c for i, c in columns.items() if c[0] == obj}
-    instances = {inst for _, inst, _ in columns.values()}
-    if len(instances) > 1:
-        instances.discard("_Total")
+    obj = "PhysicalDisk" if any(c[0] == "PhysicalDisk" for c in found.values()) else "LogicalDisk"
+    found = {i: c for i, c in found.items() if c[0] == obj}
+    hosts = sorted({c[1] for c in found.values()})
+    # a device per host and instance; _Total only where a host has no other instance
+    names = {(h, inst): (f"{h}:" if len(hosts) > 1 else "") + f"{obj}({inst})" for _, h, inst, _ in found.values()}
+    for h in hosts:
+        if len([k for k in names if k[0] == h]) > 1:
+            names.pop((h, "_Total"), None)
+    columns = {i: (names[(h, inst)], key) for i, (_, h, inst, key) in found.items() if (h, inst) in names}
+    instances = sorted(set(names.values()))
     need = {"r_iops", "w_iops", "r_bw", "w_bw"}
-    for inst in sorted(instances):
-        have = {k for _, i, k in columns.values() if i == inst}
+    for dev in instances:
+        have = {k for d, k in columns.values() if d == dev}
         if not need <= have:
-            raise bad(file, 1, f"{obj}({inst}) lacks {', '.join(sorted(need - have))}: record Disk Reads/sec, Disk "
+            raise bad(file, 1, f"{dev} lacks {', '.join(sorted(need - have))}: record Disk Reads/sec, Disk "
                       "Writes/sec, Disk Read Bytes/sec and Disk Write Bytes/sec")
     body = [(n, r) for n, r in enumerate(rows[1:], 2) if any(c.strip() for c in r)]
     for n, r in body:
@@ -114,16 +119,15 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
     step = diffs[len(diffs) // 2] if diffs else (interval or 1.0)
     out = []
     for (n, r), t in zip(body, times):
-        per: dict[str, dict[str, float | None]] = {inst: {} for inst in sorted(instances)}
-        for i, (_, inst, key) in columns.items():
-            if inst in per:
-                per[inst][key] = _value(r[i], file, n, head[i].rsplit("\\", 1)[-1])
-        for inst, v in per.items():
+        per: dict[str, dict[str, float | None]] = {dev: {} for dev in instances}
+        for i, (dev, key) in columns.items():
+            per[dev][key] = _value(r[i], file, n, head[i].rsplit("\\", 1)[-1])
+        for dev, v in per.items():
             if any(v.get(k) is None for k in need):
                 continue                        # relog's blank first row of rate counters
             idle = v.get("idle")
             queue = v.get("queue") if v.get("queue") is not None else v.get("queue_now")
-            out.append(Sample(t, step, f"{obj}({inst})", v["r_iops"] or 0.0, v["w_iops"] or 0.0,  # type: ignore[arg-type]
+            out.append(Sample(t, step, dev, v["r_iops"] or 0.0, v["w_iops"] or 0.0,  # type: ignore[arg-type]
                               v["r_bw"] or 0.0, v["w_bw"] or 0.0,
                               v.get("r_lat") if (v["r_iops"] or 0) > 0 else None,
                               v.get("w_lat") if (v["w_iops"] or 0) > 0 else None,
