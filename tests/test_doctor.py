@@ -192,3 +192,20 @@ def test_smb_channels_from_debugdata(iolab, tmp_path):
     d = doctor(iolab, "--root", root, "--service", "anf")
     assert {m["mount_point"]: m for m in d["mounts"]}["/mnt/smb"]["channels"] == 4
     assert ("smb-multichannel", "/mnt/smb") not in by_id(d)
+
+
+def test_client_side_queueing_from_mountstats(iolab, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(TREE, root)
+    ms = root / "proc/self/mountstats"
+    text = ms.read_text()
+    logs = text.index("device 10.0.0.5:/logs")
+    # /mnt/logs READ: 1000 ops, 900 ms queued, 500 ms RTT -> 0.9 ms queued per READ against 0.5 ms
+    text = text[:logs] + text[logs:].replace("READ: 1000 1000 0 150000 65536000 100 500 700 0",
+                                              "READ: 1000 1000 0 150000 65536000 900 500 1400 0", 1)
+    ms.write_text(text)
+    f = by_id(doctor(iolab, "--root", root, "--service", "anf"))
+    q = f[("nfs-client-queue", "/mnt/logs")]
+    assert q["now"] == "0.9 ms per READ (round trip 0.5 ms)"
+    assert "raise nconnect to 8" in q["how"] and "180%" in q["why"]
+    assert ("nfs-client-queue", "/mnt/oradata") not in f       # 0.1 ms queued of 0.5 ms: 20 %

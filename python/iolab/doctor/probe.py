@@ -38,6 +38,7 @@ class Mount:
     transports: int | None = None          # xprt lines in mountstats (NFS)
     max_slots: list[int] = field(default_factory=list)
     channels: int | None = None            # SMB channels from DebugData
+    ops: dict[str, list[int]] = field(default_factory=dict)   # mountstats per-op counters since the mount
 
     @property
     def nfs(self) -> bool:
@@ -248,6 +249,7 @@ def read_system(root: str | Path = "/", *, service: str | None = None) -> System
             if s is not None:
                 m.transports = s.xprts
                 m.max_slots = s.max_slots
+                m.ops = {k: v for k, v in s.ops.items() if k in ("READ", "WRITE")}
     for m in mounts:
         if m.nfs:
             m.read_ahead_kb = r.integer(f"sys/class/bdi/{m.majmin}/read_ahead_kb")

@@ -46,6 +46,8 @@ SOURCES = {
     "gcnv-mount": "docs.cloud.google.com/netapp/volumes/docs/performance/linux-nfs-mount-options",
     "smb-multichannel": "Azure Files SMB Multichannel: at most 4 channels (MicrosoftDocs/azure-docs "
                         "articles/storage/files); Linux cifs mount options multichannel, max_channels (kernel 5.8+)",
+    "nfs-queue": "nfs-utils tools/nfs-iostat/nfs-iostat.py: per-operation queue, RTT and execute times from "
+                 "/proc/self/mountstats (avg queue: time a request waits in the client before it is sent)",
     "disk-scheduler": "MicrosoftDocs/azure-docs articles/virtual-machines/linux/optimization.md (2016-09-06)",
     "premium-storage": "MicrosoftDocs/azure-docs articles/virtual-machines/premium-storage-performance.md (2021-06-29)",
 }
@@ -180,7 +182,34 @@ def _nfs_rules(m: Mount, s: System, ctx: _Context) -> list[Finding]:
                 "module reads it when it loads)", SLOTS_SOURCE[svc],
                 f"One NFSv4.1 session holds at most {cur} requests in flight whatever nconnect is; the server "
                 f"offers 180{guess}.", ctx.predict(m, "session_slots", cur, 180, "concurrency")))
+    out.extend(_queue_rule(m, svc, want))
     return out
+
+
+QUEUE_MIN_OPS = 1000
+"""Operations a mount must have done before its client-side queueing is judged."""
+
+
+def _queue_rule(m: Mount, svc: str, nconnect: int) -> list[Finding]:
+    """Requests that wait in the client longer than a quarter of their round trip: the
+    connections or slots, not the service, hold them back."""
+    for op in ("READ", "WRITE"):
+        v = m.ops.get(op)
+        if not v or v[0] < QUEUE_MIN_OPS:
+            continue
+        queue, rtt = v[5] / v[0], v[6] / v[0]
+        if queue >= 0.1 and queue >= 0.25 * rtt:
+            fix = (f"raise nconnect to {nconnect}" if m.nconnect < nconnect else "add connections") + \
+                (" and nfs.max_session_slots to 180" if m.protocol == "nfs4.1" else
+                 " and keep sunrpc.tcp_max_slot_table_entries at 128")
+            return [Finding(
+                "nfs-client-queue", "warn", m.mount_point, f"{op} time queued in the client",
+                f"{queue:.3g} ms per {op} (round trip {rtt:.3g} ms)", "well under the round trip",
+                f"{fix}; then compare nfsiostat's avg queue (ms) with avg RTT (ms) again", "nfs-queue",
+                f"Since the mount, each {op} waited {queue:.3g} ms in the client before it was sent — "
+                f"{queue / rtt:.0%} of its {rtt:.3g} ms round trip: too few connections or slots hold requests "
+                "back.")]
+    return []
 
 
 def _smb_rules(m: Mount, s: System, ctx: _Context) -> list[Finding]:
