@@ -209,3 +209,19 @@ def test_client_side_queueing_from_mountstats(iolab, tmp_path):
     assert q["now"] == "0.9 ms per READ (round trip 0.5 ms)"
     assert "raise nconnect to 8" in q["how"] and "180%" in q["why"]
     assert ("nfs-client-queue", "/mnt/oradata") not in f       # 0.1 ms queued of 0.5 ms: 20 %
+
+
+@pytest.mark.skipif(not shutil.which("bash") or not Path("/proc/self/mountinfo").exists(), reason="needs bash, /proc")
+def test_the_documented_copy_reads_as_this_machine(iolab, tmp_path):
+    import json
+    import re
+    import subprocess
+
+    from conftest import ROOT
+
+    script = re.search(r"```sh\n(mkdir -p client.*?)```", (ROOT / "docs" / "doctor.md").read_text(), re.S).group(1)
+    subprocess.run(["bash", "-c", script], cwd=tmp_path, check=True, capture_output=True)
+    copy = doctor(iolab, "--root", tmp_path / "client")
+    live = doctor(iolab)
+    copy.pop("root"), live.pop("root")
+    assert json.dumps(copy, sort_keys=True) == json.dumps(live, sort_keys=True)
