@@ -160,7 +160,8 @@ def _nfs_rules(m: Mount, s: System, ctx: _Context) -> list[Finding]:
                 f"/etc/udev/rules.d/99-nfs.rules: SUBSYSTEM==\"bdi\", ACTION==\"add\", PROGRAM=\"/usr/bin/awk -v "
                 f"bdi=$kernel 'BEGIN{{ret=1}} {{if ($4 == bdi) {{ret=0}}}} END{{exit ret}}' /proc/fs/nfsfs/volumes\", "
                 f"ATTR{{read_ahead_kb}}=\"{want_ra}\" then udevadm control --reload", src,
-                f"Sequential reads fetch only {m.read_ahead_kb} KiB ahead (Linux 5.4, RHEL 8.3 and Ubuntu 18.04 on default to 128 KiB); "
+                f"Sequential reads fetch only {m.read_ahead_kb} KiB ahead (Linux 5.4, RHEL 8.3 and Ubuntu 18.04 "
+                "on default to 128 KiB); "
                 f"the guide found {want_ra} KiB best{guess}. The model does not cover read-ahead: no prediction."))
     # slots
     if svc in SLOTS_SOURCE and m.protocol == "nfs3":
