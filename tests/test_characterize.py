@@ -332,3 +332,16 @@ def test_perfmon_of_two_hosts_keeps_their_disks_apart(iolab, tmp_path):
     assert d["source"]["devices"] == ["SQL01:PhysicalDisk(0 C:)", "SQL02:PhysicalDisk(0 C:)"]
     # totals 400, 500, 600 -> P95 = 500 + 0.9·100 = 590
     close(d["combined"]["total"]["iops"]["p95"], 590)
+
+
+def test_perfmon_semicolon_separated(iolab, tmp_path):
+    # a PerfMon CSV re-saved with ';' between fields (as spreadsheet programs in comma-decimal
+    # locales write it): 100 and 300 reads/s of 8 KiB -> P50 200
+    f = tmp_path / "semi.csv"
+    f.write_text('"(PDH-CSV 4.0) (UTC)(0)";"\\\\H\\PhysicalDisk(0 C:)\\Disk Reads/sec";'
+                 '"\\\\H\\PhysicalDisk(0 C:)\\Disk Writes/sec";"\\\\H\\PhysicalDisk(0 C:)\\Disk Read Bytes/sec";'
+                 '"\\\\H\\PhysicalDisk(0 C:)\\Disk Write Bytes/sec"\r\n'
+                 '"24.11.2026 10:00:00,000";"100";"0";"819200";"0"\r\n"24.11.2026 10:00:05,000";"300";"0";"2457600";"0"\r\n')
+    c = run(iolab, f)["combined"]
+    close(c["read"]["iops"]["p50"], 200)
+    close(c["read"]["io_size"]["max"], 8192)

@@ -47,7 +47,8 @@ class NfsCounters:
     mount_point: str
     export: str
     fstype: str
-    ops: dict[str, list[int]] = field(default_factory=dict)     # READ: [ops, trans, timeouts, sent, recv, queue, rtt, exec]
+    # per operation: [ops, transmissions, timeouts, bytes sent, bytes received, queue ms, RTT ms, execute ms]
+    ops: dict[str, list[int]] = field(default_factory=dict)
     sends: int = 0                                              # summed over every xprt line
     backlog: int = 0
     xprts: int = 0
@@ -173,7 +174,8 @@ def read_snapshots(text: str, file: str, trace: Trace, kind: str) -> list[Sample
             ca = a.get(name)
             if ca is None:
                 continue
-            out.append(disk_sample(ca, cb, dt, tb) if kind == "diskstats" else nfs_sample(ca, cb, dt, tb))  # type: ignore[arg-type]
+            sample = disk_sample if kind == "diskstats" else nfs_sample
+            out.append(sample(ca, cb, dt, tb))  # type: ignore[operator, arg-type]
     if kind == "mountstats":
         last = parsed[-1][2]
         for c in last.values():

@@ -29,6 +29,7 @@ COUNTERS = {
     "Avg. Disk Queue Length": "queue", "Current Disk Queue Length": "queue_now",
     "% Idle Time": "idle",
 }
+_DATE = re.compile(r"^\s*(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})\s+(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s*$")
 _PATH = re.compile(r"^\\\\([^\\]*)\\(PhysicalDisk|LogicalDisk)\((.*)\)\\(.+)$")
 
 
@@ -56,7 +57,7 @@ def _dates(cells: list[tuple[int, str]], file: str) -> list[float]:
     for order in ("mdy", "dmy"):
         out = []
         for n, text in cells:
-            m = re.match(r"^\s*(\d{1,4})[./-](\d{1,2})[./-](\d{1,4})\s+(\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s*$", text)
+            m = _DATE.match(text)
             if not m:
                 raise bad(file, n, f"time: cannot read {text!r}")
             a, b, c, hh, mm, ss, frac = m.groups()
