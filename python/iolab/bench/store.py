@@ -157,6 +157,8 @@ class ResultsStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_path()
+        if self.path.is_dir():
+            raise InputError("is a directory; name a database file (e.g. results.db in it)", file=str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -22,20 +21,36 @@ if TYPE_CHECKING:
 
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
-from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
+from .common import CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, interrupts_set, print_json
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
 
-def _duration(text: str | None, option: str) -> float | None:
+MAX_IOS = 10**12  # about four days of simulation at 3 million IOs a second
+MAX_REPLICATIONS = 1000
+
+
+def _duration(text: str | None, option: str, *, positive: bool = True) -> float | None:
     if text is None:
         return None
     try:
-        return parse_duration(text)
-    except SchemaError:
-        raise
+        value = parse_duration(text)
     except ValueError as e:
-        raise SchemaError(str(e), field=option) from None
+        raise SchemaError(getattr(e, "message", str(e)), field=option) from None
+    if positive and value <= 0:
+        raise SchemaError(f"must be longer than 0 s (got {text!r})", field=option)
+    return value
+
+
+def _count(value: int | None, option: str, lowest: int, highest: int, words: str) -> None:
+    """A whole-number option within bounds, refused in a person's words (no 19-digit limits)."""
+    if value is None:
+        return
+    if value < lowest:
+        raise SchemaError(f"must be at least {lowest:,} (got {value:,})", field=option)
+    if value > highest:
+        got = f"{value:,}" if value < 10**15 else f"{value:.3g}"
+        raise SchemaError(f"must be at most {highest:,}{' ' + words if words else ''} (got {got})", field=option)
 
 
 def bottleneck(sim: Simulation) -> dict:
@@ -115,18 +130,19 @@ def simulate(
         check_plot_path(plot)
     s = load_scenario(scenario, catalog or ())
     network = compile_scenario(s)
-    dur, rmp, ivl = _duration(duration, "--duration"), _duration(ramp, "--ramp"), _duration(interval, "--interval")
+    _count(ios, "--ios", 1, MAX_IOS, "(a trillion IOs: about four days of simulation)")
+    _count(replications, "--replications", 1, MAX_REPLICATIONS, "")
+    _count(seed, "--seed", 0, 2**64 - 1, "(a 64-bit number)")
+    dur, ivl = _duration(duration, "--duration"), _duration(interval, "--interval")
+    rmp = _duration(ramp, "--ramp", positive=False)
     if rmp is None:
         rmp = max((j.fio.ramp_time or 0.0) for j in s.jobs)
     if ios is None and dur is None:
         runtimes = [j.fio.runtime for j in s.jobs if j.fio.runtime and j.fio.time_based]
         dur = max(runtimes) if runtimes else None
     cancel = threading.Event()
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
     show = not json_ and sys.stderr.isatty()
-    try:
+    with interrupts_set(cancel):
         if show:
             with Progress(TextColumn("simulating"), BarColumn(), TaskProgressColumn(), TextColumn("{task.fields[ios]} IOs"),
                           TimeElapsedColumn(), console=err_console, transient=True) as bar:
@@ -137,9 +153,6 @@ def simulate(
         else:
             sim = run_simulation(network, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=ivl,
                                  replications=replications, cancel=cancel)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
     if plot is not None:
         lat = sim.total.latency.to_json()
         simulation_charts(plot, title=f"{scenario.name}: simulated latency",
@@ -154,7 +167,10 @@ def simulate(
         if plot is not None:
             doc["plot"] = str(plot)
         print_json(doc)
-        return
-    _print(sim, scenario)
-    if plot is not None:
-        console.print(f"plot written to {plot}")
+    else:
+        _print(sim, scenario)
+        if plot is not None:
+            console.print(f"plot written to {plot}")
+    if cancel.is_set():
+        raise Interrupted(f"the simulation stopped early; the figures above cover only the {sim.ios:,} IOs "
+                          "measured so far")
