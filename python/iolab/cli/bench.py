@@ -16,6 +16,7 @@ from typing import Any, Optional
 import typer
 
 from ..errors import InputError, RunError
+from ..filekind import expect
 from .common import CATALOG_OPTION, JSON_OPTION, Interrupted, interrupts_raise, console, err_console, print_json
 
 app = typer.Typer(help="Benchmark real storage with fio, safely; store every run.", no_args_is_help=True)
@@ -89,6 +90,8 @@ def run(
         if not sweep:
             raise InputError("a plot draws a sweep's curve: add --sweep", field="--plot")
         check_plot_path(plot)
+    if source is not None:
+        expect(source, ("scenario", "fio-jobs"))
     jobs, scenario = load_jobs(source, catalog or [], volume)
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from ..filekind import expect
 from ..schema import load_yaml
 from ..units import format_rate, format_size
 from typing import TYPE_CHECKING
@@ -56,6 +57,7 @@ def check(
     """Validate a scenario or requirements file and summarise it."""
     from ..scenario import load_scenario
 
+    expect(file, ("scenario", "requirements"))
     data = load_yaml(file)
     if isinstance(data, dict) and ("require" in data or "pool" in data):
         from ..plan import load_requirements

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..plan import Plan, PoolResult
 
 from ..units import format_duration, format_ops, format_rate, format_size
+from ..filekind import expect
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
 
@@ -28,6 +29,7 @@ def plan(
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
     from ..plan import PoolResult, load_requirements, plan as run_plan
 
+    expect(file, "requirements")
     req = load_requirements(file, catalog or ())
     result = run_plan(req, top=top)
     if json_:

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ..errors import SchemaError
+from ..filekind import expect
 from ..plot import CurvePoint, check_plot_path, latency_curve
 from ..units import format_duration, format_ops, format_rate
 from typing import TYPE_CHECKING
@@ -120,6 +121,7 @@ def predict(
 
     if plot is not None:
         check_plot_path(plot)
+    expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
     base = run_predict(s)
     points = None

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from rich.table import Table
 
 from ..errors import SchemaError
+from ..filekind import expect
 from ..plot import check_plot_path, simulation_charts
 from ..units import format_duration, parse_duration
 from typing import TYPE_CHECKING
@@ -128,6 +129,7 @@ def simulate(
         raise SchemaError("give --ios or --duration, not both", field="--ios")
     if plot is not None:
         check_plot_path(plot)
+    expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
     network = compile_scenario(s)
     _count(ios, "--ios", 1, MAX_IOS, "(a trillion IOs: about four days of simulation)")

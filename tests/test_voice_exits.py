@@ -1,0 +1,78 @@
+"""Exit codes and interrupts speak one voice: Ctrl-C 130, SIGTERM 143 (named), bad input 2."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import EXAMPLES, ROOT
+
+
+def _wait_for_cpu(pid: int, seconds: float) -> None:
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the simulation never started")
+
+
+def _interrupted_simulation(signum: int) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    proc = subprocess.Popen([sys.executable, "-m", "iolab", "simulate", str(EXAMPLES / "oltp-ds13-p30.yaml"),
+                             "--ios", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    _wait_for_cpu(proc.pid, 1.5)  # start-up takes well under a second of CPU: the engine is running
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("signum, code, words", [(signal.SIGINT, 130, "interrupted (Ctrl-C)"),
+                                                  (signal.SIGTERM, 143, "interrupted by SIGTERM")])
+def test_an_interrupted_simulation_never_exits_0(signum, code, words):
+    done = _interrupted_simulation(signum)
+    assert done.returncode == code, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {words}"), done.stderr
+    assert "Ctrl-C" not in lines[0] or signum == signal.SIGINT
+    assert "partial" in done.stdout  # what was measured is shown, marked as such
+
+
+def test_results_db_that_is_a_directory_is_bad_input(iolab, tmp_path):
+    for command in ("results list", "results export --csv"):
+        r = iolab(*command.split(), "--db", str(tmp_path))
+        assert r.code == 2, r.err
+        assert r.err.startswith(f"error: {tmp_path}: ") and "directory" in r.err
+        assert r.err.count("\n") == 1 and "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("host", ["[::1", "[::1]:http", "[::1]x"])
+def test_a_malformed_client_is_bad_input(iolab, tmp_path, host):
+    r = iolab("bench", "run", "--target", str(tmp_path), "--rw", "read", "--client", host)
+    assert r.code == 2, r.err
+    assert r.err.startswith("error: --client: ") and r.err.count("\n") == 1
+
+
+def test_sigterm_during_any_command_is_reported_as_sigterm(iolab, monkeypatch):
+    """A command that does not catch the interrupt itself still names the signal and exits 143."""
+    import iolab.cli.predict as predict_cli
+
+    def stopped(*a, **k):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)
+
+    monkeypatch.setattr(predict_cli, "_print", stopped)
+    before = signal.getsignal(signal.SIGTERM)
+    r = iolab("predict", str(EXAMPLES / "oltp-ds13-p30.yaml"))
+    assert r.code == 143
+    assert r.err == "error: interrupted by SIGTERM\n"
+    assert signal.getsignal(signal.SIGTERM) is before  # the process's own handler is back
