@@ -17,7 +17,9 @@ import typer
 
 from ..errors import InputError, RunError
 from ..filekind import expect
-from .common import CATALOG_OPTION, JSON_OPTION, Interrupted, interrupts_raise, console, err_console, print_json
+from ..traps import flag_traps
+from .common import (CATALOG_OPTION, JSON_OPTION, Interrupted, interrupts_raise, console, err_console, print_json,
+                     warn)
 
 app = typer.Typer(help="Benchmark real storage with fio, safely; store every run.", no_args_is_help=True)
 
@@ -96,6 +98,7 @@ def run(
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}
     jobs = override(jobs, {k: parse_option(k, v) for k, v in flags.items() if v is not None and k in OVERRIDABLE})
+    warn(flag_traps(flags, jobs))
     hosts = load_hosts(client or [], clients)
     if scenario is not None:
         check_clients(scenario, len(hosts) or 1, remote=bool(hosts))

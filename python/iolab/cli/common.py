@@ -242,6 +242,13 @@ def run(app: typer.Typer, argv: list[str] | None = None) -> int:
         return 128 + signum
     return code if isinstance(code, int) else 0
 
+def warn(traps: list[Any]) -> list[dict]:
+    """Print each warning as ``warning: FILE: FIELD: message`` on stderr; return them as JSON."""
+    for t in traps:
+        print(f"warning: {t}", file=sys.stderr)
+    return [t.to_json() for t in traps]
+
+
 def _clean(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 from ..units import format_duration, format_ops, format_rate, format_size
 from ..filekind import expect
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from ..traps import traps_of
+from .common import CATALOG_OPTION, JSON_OPTION, console, print_json, warn
 
 
 def plan(
@@ -31,9 +32,10 @@ def plan(
 
     expect(file, "requirements")
     req = load_requirements(file, catalog or ())
+    warnings = warn(traps_of(req))
     result = run_plan(req, top=top)
     if json_:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "warnings": warnings})
     elif isinstance(result, PoolResult):
         _print_pool(result, file)
     else:

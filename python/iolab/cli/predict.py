@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..prediction import Prediction
 
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from ..traps import traps_of
+from .common import CATALOG_OPTION, JSON_OPTION, console, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -123,6 +124,7 @@ def predict(
         check_plot_path(plot)
     expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
+    warnings = warn(traps_of(s))
     base = run_predict(s)
     points = None
     if sweep is not None:
@@ -149,6 +151,7 @@ def predict(
                              for label, pr in points]
         if plot is not None:
             doc["plot"] = str(plot)
+        doc["warnings"] = warnings
         print_json(doc)
         return
     _print(base, scenario)

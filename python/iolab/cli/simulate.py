@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
-from .common import CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, interrupts_set, print_json
+from ..traps import traps_of
+from .common import (CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, interrupts_set, print_json,
+                     warn)
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
@@ -131,6 +133,7 @@ def simulate(
         check_plot_path(plot)
     expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
+    warnings = warn(traps_of(s))
     network = compile_scenario(s)
     _count(ios, "--ios", 1, MAX_IOS, "(a trillion IOs: about four days of simulation)")
     _count(replications, "--replications", 1, MAX_REPLICATIONS, "")
@@ -168,6 +171,7 @@ def simulate(
         doc["outstanding"] = sum(j.population for j in network.jobs)
         if plot is not None:
             doc["plot"] = str(plot)
+        doc["warnings"] = warnings
         print_json(doc)
     else:
         _print(sim, scenario)
