@@ -101,7 +101,9 @@ def test_ctrl_c_stops_cleanly_with_a_partial_result(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "iolab", "simulate", str(EXAMPLES / "oltp-ds13-p30.yaml"),
                              "--json", "--ios", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(2.0)
+    from test_voice_exits import _wait_for_cpu
+
+    _wait_for_cpu(proc.pid, 1.5)  # the engine is running (start-up takes well under a second of CPU)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err  # Ctrl-C exits 130 even though the figures so far are printed

@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -241,6 +241,35 @@ def run(app: typer.Typer, argv: list[str] | None = None) -> int:
         print(f"error: {_interrupt_text(signum)}", file=sys.stderr)
         return 128 + signum
     return code if isinstance(code, int) else 0
+
+_DIGITS = re.compile(r"\d+")
+
+
+def fold(rows: list[list[Any]], *, key: Callable[[list[Any]], tuple] | None = None,
+         merge: Callable[[list[list[Any]]], list[Any]] | None = None) -> list[list[Any]]:
+    """Fold identical rows into one: rows whose labels (the first cell) differ only in their
+    numbers and whose `key` (default: every other cell) is equal become one row labelled
+    ``N × label``, the varying numbers written ``*`` (``4 × data: P30 #*``); `merge` makes
+    the other cells of a folded row from its members (default: the first member's). Order
+    follows each group's first row."""
+    key = key or (lambda row: tuple(row[1:]))
+    merge = merge or (lambda members: members[0])
+    groups: dict[tuple, list[list[Any]]] = {}
+    for row in rows:
+        groups.setdefault((_DIGITS.sub("#", row[0]), *key(row)), []).append(row)
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        numbers = [_DIGITS.findall(r[0]) for r in members]
+        parts = _DIGITS.split(members[0][0])
+        label = parts[0]
+        for i, rest in enumerate(parts[1:]):
+            label += (numbers[0][i] if len({n[i] for n in numbers}) == 1 else "*") + rest
+        out.append([f"{len(members)} × {label}", *merge(members)[1:]])
+    return out
+
 
 def warn(traps: list[Any]) -> list[dict]:
     """Print each warning as ``warning: FILE: FIELD: message`` on stderr; return them as JSON."""

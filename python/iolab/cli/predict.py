@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..prediction import Prediction
 
 from ..traps import traps_of
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json, warn
+from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -54,10 +54,29 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _group_iops(p: Prediction) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for j in p.network.jobs:
+        out[j.group] = out.get(j.group, 0.0) + p.solution.job_iops.get(j.name, 0.0)
+    return out
+
+
+def _rate_bound(p: Prediction) -> list[tuple[str, float]]:
+    """Jobs held by fio's rate limit when no resource saturates."""
+    from ..readout import rate_bound
+
+    return rate_bound(p.network, _group_iops(p)) if p.solution.bottleneck.kind == "concurrency" else []
+
+
 def explain(p: Prediction) -> str:
     """The bottleneck in one sentence."""
+    from ..readout import rate_words
+
     b = p.solution.bottleneck
     if b.kind == "concurrency":
+        bound = _rate_bound(p)
+        if bound:
+            return f"{_cap(rate_words(bound))} (busiest resource {b.utilization:.0%})."
         return (f"Nothing is saturated (busiest resource {b.utilization:.0%}): the workload keeps too few IOs "
                 f"in flight ({p.solution.outstanding:g}); keep at least "
                 f"{p.solution.knee_outstanding:.0f} to reach {format_ops(p.upper_iops)}.")
@@ -67,7 +86,17 @@ def explain(p: Prediction) -> str:
     return f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} is {b.utilization:.1%} busy."
 
 
-def _print(p: Prediction, path: Path) -> None:
+def burst_changes(p: Prediction, within: float = 0.01) -> bool:
+    """Whether the burst phase changes a figure by more than `within` (1 %): a burst line
+    that changes nothing is not printed."""
+    burst = p.solution.burst
+    if burst is None:
+        return False
+    return any(abs(a - b) > within * max(abs(b), 1e-12)
+               for a, b in ((burst.iops, p.iops), (burst.bandwidth, p.bandwidth), (burst.latency, p.latency)))
+
+
+def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
     console.print(f"[bold]Prediction[/] for {path}")
     head = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "IOPS", "bandwidth", "mean latency"):
@@ -88,17 +117,22 @@ def _print(p: Prediction, path: Path) -> None:
     res.add_column("kind")
     res.add_column("utilization", justify="right")
     res.add_column("")
-    for r in sorted(p.solution.resources, key=lambda r: -r.utilization):
-        res.add_row(r.label, r.kind, f"{r.utilization:.1%}", _bar(r.utilization))
-    for s in p.solution.slots:
-        res.add_row(s.label, s.kind, f"{s.wanted:g}/{s.slots} slots", _bar(s.wanted / s.slots))
+    rows = [[r.label, r.kind, f"{r.utilization:.1%}", _bar(r.utilization)]
+            for r in sorted(p.solution.resources, key=lambda r: -r.utilization)]
+    rows += [[s.label, s.kind, f"{s.wanted:g}/{s.slots} slots", _bar(s.wanted / s.slots)] for s in p.solution.slots]
+    for row in (rows if show_all else fold(rows)):
+        res.add_row(*row)
     console.print(res)
     console.print(f"[bold]Bottleneck:[/] {explain(p)}")
-    console.print(f"[bold]Knee:[/] keep at least {p.solution.knee_outstanding:.0f} IOs in flight to reach "
-                  f"{format_ops(p.upper_iops)}; beyond that latency grows linearly "
-                  f"(now {p.solution.outstanding:g} in flight).")
+    if _rate_bound(p):
+        console.print(f"[bold]Knee:[/] without the rate limit, {p.solution.knee_outstanding:.0f} IOs in flight would "
+                      f"reach {format_ops(p.upper_iops)}.")
+    else:
+        console.print(f"[bold]Knee:[/] keep at least {p.solution.knee_outstanding:.0f} IOs in flight to reach "
+                      f"{format_ops(p.upper_iops)}; beyond that latency grows linearly "
+                      f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
-    if burst is not None:
+    if burst is not None and burst_changes(p):
         lasts = "indefinitely at this load" if burst.duration is None else f"for {format_duration(burst.duration)}"
         console.print(f"[bold]Burst:[/] while credits last ({', '.join(burst.resources)}): "
                       f"{format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, {format_duration(burst.latency)}; "
@@ -114,6 +148,7 @@ def predict(
     json_: bool = JSON_OPTION,
     sweep: Optional[str] = typer.Option(None, "--sweep", help="Predict a curve: iodepth=1,2,4,... or numjobs=..."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw latency against IOPS (.png or .svg)."),
+    all_: bool = ALL_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
@@ -154,7 +189,7 @@ def predict(
         doc["warnings"] = warnings
         print_json(doc)
         return
-    _print(base, scenario)
+    _print(base, scenario, all_)
     if points is not None:
         t = Table(title="curve", header_style="bold", title_justify="left")
         for col in ("point", "in flight", "IOPS", "bandwidth", "mean latency", "bottleneck"):

@@ -18,13 +18,14 @@ from ..units import format_duration, parse_duration
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..network import Network
     from ..sim import Simulation
 
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
 from ..traps import traps_of
-from .common import (CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, interrupts_set, print_json,
-                     warn)
+from .common import (ALL_OPTION, CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, fold, interrupts_set,
+                     print_json, warn)
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
@@ -56,26 +57,67 @@ def _count(value: int | None, option: str, lowest: int, highest: int, words: str
         raise SchemaError(f"must be at most {highest:,}{' ' + words if words else ''} (got {got})", field=option)
 
 
-def bottleneck(sim: Simulation) -> dict:
-    """As predict names it: the busiest cap when at least 90 % busy; else a slot limit whose
-    slots are nearly always all in use; else ``concurrency``."""
+def bottleneck(sim: Simulation, loads: dict[str, float] | None = None) -> dict:
+    """As predict names it: the busiest cap when at least 90 % busy (at the rate it ran, burst
+    or not); else a slot limit whose slots are nearly always all in use; else
+    ``concurrency``. ``utilization`` is predict's (see :mod:`iolab.readout`) when `loads`
+    are given."""
     from ..analytic import SATURATION
 
+    loads = loads or {}
     caps = [r for r in sim.resources if r.slots is None]
     slots = [r for r in sim.resources if r.slots is not None]
     top = max(caps, key=lambda r: r.utilization, default=None)
     if top is not None and top.utilization >= SATURATION:
-        return {"resource": top.resource, "kind": top.kind, "utilization": top.utilization}
+        return {"resource": top.resource, "kind": top.kind, "utilization": loads.get(top.id, top.utilization)}
     full = max(slots, key=lambda r: r.utilization, default=None)
     if full is not None and full.utilization >= 0.99:
         return {"resource": full.resource, "kind": full.kind, "utilization": full.utilization}
-    return {"resource": "concurrency", "kind": "concurrency", "utilization": top.utilization if top else 0.0}
+    busiest = max(caps, key=lambda r: loads.get(r.id, r.utilization), default=None)
+    return {"resource": "concurrency", "kind": "concurrency",
+            "utilization": loads.get(busiest.id, busiest.utilization) if busiest else 0.0,
+            "busiest": busiest.resource if busiest else None}
 
 
-def _print(sim: Simulation, path: Path) -> None:
+def explain_bottleneck(b: dict, outstanding: int, bound: list[tuple[str, float]] = ()) -> str:  # type: ignore[assignment]
+    """The bottleneck line in words, as predict writes it (`bound`: jobs at fio's rate limit)."""
+    from ..readout import rate_words
+
+    if b["kind"] == "concurrency" and bound:
+        return f"{rate_words(list(bound))} (busiest resource {b['utilization']:.0%})"
+    if b["kind"] == "concurrency":
+        busiest = f"busiest: {b['busiest']}, {b['utilization']:.1%}" if b.get("busiest") else "no caps"
+        return (f"nothing is saturated ({busiest}): the workload keeps too few IOs in flight ({outstanding:,}) "
+                "to fill any limit")
+    return f"{b['resource']} ({b['kind']}, {b['utilization']:.1%})"
+
+
+def _header(sim: Simulation, path: Path) -> str:
     state = " [yellow](partial: stopped early)[/]" if sim.partial else ""
-    console.print(f"[bold]Simulation[/] of {path}: {sim.ios:,} IOs over {format_duration(sim.duration)} "
-                  f"of simulated time, seed {sim.seed}{state}")
+    reps = sim.replications
+    if len(reps) > 1:
+        per = {r.ios for r in reps}
+        ios = f"{reps[0].ios:,} IOs" if len(per) == 1 else f"{sim.ios / len(reps):,.0f} IOs on average"
+        each = sum(r.duration for r in reps) / len(reps)
+        return (f"[bold]Simulation[/] of {path}: {len(reps)} replications of {ios} ({sim.ios:,} in all), "
+                f"each over {format_duration(each)} of simulated time, seeds {reps[0].seed}–{reps[-1].seed}{state}")
+    return (f"[bold]Simulation[/] of {path}: {sim.ios:,} IOs over {format_duration(sim.duration)} "
+            f"of simulated time, seed {sim.seed}{state}")
+
+
+def _merge(members: list[list]) -> list:
+    """One row for alike resources: mean utilization, the range of busy, throttled added up."""
+    n = len(members)
+    busy = [m[3] for m in members]
+    span = f"{min(busy):.1%}" if f"{min(busy):.1%}" == f"{max(busy):.1%}" else f"{min(busy):.1%}–{max(busy):.1%}"
+    return [members[0][0], members[0][1], sum(m[2] for m in members) / n, span, sum(m[4] for m in members),
+            members[0][5]]
+
+
+def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show_all: bool = False) -> None:
+    from ..readout import bursts, cap_loads, rate_bound, warm_ups
+
+    console.print(_header(sim, path))
     t = Table(header_style="bold")
     for col in ("", "IOPS", "MB/s", *(f"{p} (ms)" for p in PERCENTILES)):
         t.add_column(col, justify="left" if not col else "right")
@@ -87,22 +129,37 @@ def _print(sim: Simulation, path: Path) -> None:
         t.add_row(name, f"{s.iops:,.0f}", f"{s.bandwidth / 1e6:,.1f}",
                   *(f"{lat[k] * 1e3:.4g}" if lat.get(k) is not None else "-" for k in PERCENTILES))
     console.print(t)
+    loads = cap_loads(network, sim)
+    used = bursts(network, sim, loads)
     r = Table(title="resources", header_style="bold", title_justify="left")
-    for col in ("resource", "kind", "utilization", "throttled (IO-seconds)"):
+    for col in ("resource", "kind", "utilization", "busy", "throttled (IO-seconds)"):
         r.add_column(col, justify="left" if col in ("resource", "kind") else "right")
-    for res in sorted(sim.resources, key=lambda x: -x.utilization):
-        r.add_row(res.resource, res.kind, f"{res.utilization:.1%}", f"{res.throttled:.3g}")
+    lines = [[res.resource, res.kind, loads.get(res.id, res.utilization), res.utilization, res.throttled,
+              res.slots] for res in sorted(sim.resources, key=lambda x: -loads.get(x.id, x.utilization))]
+    if not show_all:  # alike resources within a percentage point fold into one row
+        lines = fold(lines, key=lambda row: (row[1], round(row[2] * 100), row[5]), merge=_merge)
+    for name, kind, load, busy, throttled, slots in lines:
+        shown = f"{load * slots:.3g}/{slots} slots" if slots is not None else f"{load:.1%}"
+        r.add_row(name, kind, shown, busy if isinstance(busy, str) else f"{busy:.1%}", f"{throttled:.3g}")
     console.print(r)
-    b = bottleneck(sim)
-    console.print(f"[bold]Bottleneck:[/] {b['resource']} ({b['kind']}, {b['utilization']:.1%})")
+    console.print("[dim]utilization: as predict gives it, of the sustained rate (above 100 % only on burst "
+                  "credits); busy: share of the time the resource was serving, at the rate it ran[/]")
+    bound = rate_bound(network, {j.name: j.iops for j in sim.jobs} if sim.jobs else
+                       {network.jobs[0].group: sim.total.iops})
+    console.print(f"[bold]Bottleneck:[/] {explain_bottleneck(bottleneck(sim, loads), outstanding, bound)}")
+    for u in used:
+        left = "" if u.left is None else f"; {u.left:.1%} of its credits left at the end"
+        empty = "" if u.empty_in is None else f", empty in about {format_duration(u.empty_in)} at this rate"
+        console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {u.load:.0%} of its "
+                      f"sustained rate{left}{empty}. These figures are above what it sustains "
+                      "(iolab predict gives both); simulate past the bucket (--duration) to see the sustained rate.")
+    for w in warm_ups(network, sim):
+        console.print(f"[bold yellow]Warming up:[/] {w.resource} started cold: {w.measured:.1%} of reads hit so far "
+                      f"(warm: {w.warm:.0%}), so the disks serve reads a warm cache would; predict gives the warm "
+                      "steady state. Simulate longer (--duration) or set the volume's cache: warm to compare.")
     for c in sim.cache:
         if c.hit_ratio is not None:
             console.print(f"host cache {c.resource}: {c.hit_ratio:.1%} of {c.lookups:,} reads hit")
-    for c in sim.credits:
-        if c.series:
-            last = c.series[-1]
-            console.print(f"credits of {c.resource}: {last.ops if last.ops is not None else last.bytes:,.0f} "
-                          f"left at the end")
     if sim.confidence is not None:
         ci = sim.confidence
         console.print(f"95 % confidence over {len(sim.replications)} replications: IOPS "
@@ -120,6 +177,7 @@ def simulate(
     replications: int = typer.Option(1, "--replications", help="Independent runs (in parallel) for confidence intervals."),
     interval: Optional[str] = typer.Option(None, "--interval", help="Width of one point of the IOPS series."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw percentiles, the IOPS series and credits (.png/.svg)."),
+    all_: bool = ALL_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Simulate a scenario event by event: latency percentiles and behaviour over time."""
@@ -165,16 +223,27 @@ def simulate(
                           series=[(p.t, p.iops) for p in sim.series],
                           credits=[(c.resource, [(p.t, p.ops if p.ops is not None else (p.bytes or 0.0))
                                                  for p in c.series]) for c in sim.credits])
+    outstanding = sum(j.population for j in network.jobs)
     if json_:
+        from ..readout import bursts, cap_loads, warm_ups
+
         doc = sim.to_json()
-        doc["bottleneck"] = bottleneck(sim)
-        doc["outstanding"] = sum(j.population for j in network.jobs)
+        loads = cap_loads(network, sim)
+        for res, row in zip(sim.resources, doc["resources"]):
+            if res.slots is None:  # predict's utilization; the engine's share of time busy beside it
+                row["busy"] = row["utilization"]
+                row["utilization"] = loads.get(res.id, res.utilization)
+        doc["bottleneck"] = bottleneck(sim, loads)
+        doc["bursting"] = [u.to_json() for u in bursts(network, sim, loads)]
+        doc["warming"] = [{"resource": w.resource, "hit_ratio": w.measured, "warm_hit_ratio": w.warm}
+                          for w in warm_ups(network, sim)]
+        doc["outstanding"] = outstanding
         if plot is not None:
             doc["plot"] = str(plot)
         doc["warnings"] = warnings
         print_json(doc)
     else:
-        _print(sim, scenario)
+        _print(sim, scenario, network, outstanding, all_)
         if plot is not None:
             console.print(f"plot written to {plot}")
     if cancel.is_set():
