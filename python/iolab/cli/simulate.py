@@ -100,7 +100,7 @@ def _header(sim: Simulation, path: Path) -> str:
         ios = f"{reps[0].ios:,} IOs" if len(per) == 1 else f"{sim.ios / len(reps):,.0f} IOs on average"
         each = sum(r.duration for r in reps) / len(reps)
         return (f"[bold]Simulation[/] of {path}: {len(reps)} replications of {ios} ({sim.ios:,} in all), "
-                f"each over {format_duration(each)} of simulated time, seeds {reps[0].seed}–{reps[-1].seed}{state}")
+                f"{format_duration(each)} of simulated time each, seed {sim.seed}{state}")
     return (f"[bold]Simulation[/] of {path}: {sim.ios:,} IOs over {format_duration(sim.duration)} "
             f"of simulated time, seed {sim.seed}{state}")
 
