@@ -1,5 +1,5 @@
 """`iolab simulate`: agreement with the analytic engine on every published case, determinism,
-the JSON keys of CONTRACT.md, plots, and bad options."""
+the JSON keys of docs/simulate.md, plots, and bad options."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ KEYS = {"mean", "p50", "p90", "p99", "p99.9", "p99.99"}
 @pytest.mark.parametrize("name", [c[0] for c in CASES] + ["../../examples/oracle-anf-knfs.yaml",
                                                           "../../examples/oracle-anf-dnfs.yaml"])
 def test_simulation_agrees_with_analytic(iolab, name):
-    """VALIDATION.md: every case's simulated mean IOPS within 5 % of the analytic engine's."""
+    """The published cases (tests/validation): every case's simulated mean IOPS within 5 % of the analytic engine's."""
     predicted = iolab("predict", V / name, "--json").json()
     simulated = iolab("simulate", V / name, "--json", "--ios", "60000", "--ramp", "0.05").json()
     expected = predicted["iops"]

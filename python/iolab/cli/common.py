@@ -271,6 +271,12 @@ def fold(rows: list[list[Any]], *, key: Callable[[list[Any]], tuple] | None = No
     return out
 
 
+def in_order(items: list[Any], names: list[str], name: Callable[[Any], str]) -> list[Any]:
+    """`items` in the order their names take in `names` (a scenario's jobs); others last."""
+    rank = {n: i for i, n in enumerate(names)}
+    return sorted(items, key=lambda it: rank.get(name(it), len(rank)))
+
+
 def warn(traps: list[Any]) -> list[dict]:
     """Print each warning as ``warning: FILE: FIELD: message`` on stderr; return them as JSON."""
     for t in traps:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..prediction import Prediction
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, print_json, warn
+from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -106,7 +106,7 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
         f = p.direction(d)
         if f:
             head.add_row(d, format_ops(f["iops"]), format_rate(f["bandwidth"]), format_duration(f["latency"]["mean"]))
-    jobs = p.jobs()
+    jobs = in_order(p.jobs(), [j.name for j in p.scenario.jobs], lambda j: j["name"])
     if len(jobs) > 1:
         for j in jobs:
             head.add_row(f"job {j['name']}", format_ops(j["iops"]), format_rate(j["bandwidth"]),
@@ -181,9 +181,13 @@ def predict(
                       knee=knee_pt, knee_label=f"knee ≈ {base.solution.knee_outstanding:.0f} in flight")
     if json_:
         doc = base.to_json()
+        order = [j.name for j in s.jobs]
+        doc["jobs"] = in_order(doc["jobs"], order, lambda j: j["name"])
         if points is not None:
             doc["points"] = [{"params": {label.split("=")[0]: int(label.split("=")[1])}, **pr.to_json()}
                              for label, pr in points]
+            for point in doc["points"]:
+                point["jobs"] = in_order(point["jobs"], order, lambda j: j["name"])
         if plot is not None:
             doc["plot"] = str(plot)
         doc["warnings"] = warnings

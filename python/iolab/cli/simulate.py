@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
 from ..traps import traps_of
-from .common import (ALL_OPTION, CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, fold, interrupts_set,
-                     print_json, warn)
+from .common import (ALL_OPTION, CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, fold, in_order,
+                     interrupts_set, print_json, warn)
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
@@ -114,7 +114,8 @@ def _merge(members: list[list]) -> list:
             members[0][5]]
 
 
-def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show_all: bool = False) -> None:
+def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show_all: bool = False,
+           order: tuple[str, ...] = ()) -> None:
     from ..readout import bursts, cap_loads, rate_bound, warm_ups
 
     console.print(_header(sim, path))
@@ -123,7 +124,7 @@ def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show
         t.add_column(col, justify="left" if not col else "right")
     rows = [("total", sim.total)] + [(d, s) for d, s in (("read", sim.read), ("write", sim.write)) if s]
     if len(sim.jobs) > 1:
-        rows += [(f"job {j.name}", j) for j in sim.jobs]
+        rows += [(f"job {j.name}", j) for j in in_order(list(sim.jobs), order, lambda j: j.name)]
     for name, s in rows:
         lat = s.latency.to_json()
         t.add_row(name, f"{s.iops:,.0f}", f"{s.bandwidth / 1e6:,.1f}",
@@ -228,6 +229,7 @@ def simulate(
         from ..readout import bursts, cap_loads, warm_ups
 
         doc = sim.to_json()
+        doc["jobs"] = in_order(doc["jobs"], [j.name for j in s.jobs], lambda j: j["name"])
         loads = cap_loads(network, sim)
         for res, row in zip(sim.resources, doc["resources"]):
             if res.slots is None:  # predict's utilization; the engine's share of time busy beside it
@@ -243,7 +245,7 @@ def simulate(
         doc["warnings"] = warnings
         print_json(doc)
     else:
-        _print(sim, scenario, network, outstanding, all_)
+        _print(sim, scenario, network, outstanding, all_, tuple(j.name for j in s.jobs))
         if plot is not None:
             console.print(f"plot written to {plot}")
     if cancel.is_set():

@@ -1,4 +1,4 @@
-"""A candidate configuration, its JSON form (CONTRACT.md ``plan``), and the real scenario it is."""
+"""A candidate configuration, its JSON form (docs/plan.md), and the real scenario it is."""
 
 from __future__ import annotations
 
