@@ -55,6 +55,15 @@ def test_results_db_that_is_a_directory_is_bad_input(iolab, tmp_path):
         assert r.err.count("\n") == 1 and "Traceback" not in r.err
 
 
+def test_a_results_db_that_is_not_a_database_is_bad_input(iolab, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not sqlite " * 200)
+    before = notes.read_bytes()
+    r = iolab("results", "list", "--db", str(notes))
+    assert r.code == 2 and r.err.startswith(f"error: {notes}: not an iolab results database")
+    assert notes.read_bytes() == before  # left byte for byte
+
+
 @pytest.mark.parametrize("host", ["[::1", "[::1]:http", "[::1]x"])
 def test_a_malformed_client_is_bad_input(iolab, tmp_path, host):
     r = iolab("bench", "run", "--target", str(tmp_path), "--rw", "read", "--client", host)

@@ -170,7 +170,7 @@ class ResultsStore:
             self._migrate()
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise RunError(f"{self.path} is not an iolab results database: {e}") from e
+            raise InputError(f"not an iolab results database ({e})", file=str(self.path)) from e
 
     def close(self) -> None:
         self._db.close()
