@@ -85,3 +85,26 @@ def test_sigterm_during_any_command_is_reported_as_sigterm(iolab, monkeypatch):
     assert r.code == 143
     assert r.err == "error: interrupted by SIGTERM\n"
     assert signal.getsignal(signal.SIGTERM) is before  # the process's own handler is back
+
+
+def test_a_bench_stopped_by_sigterm_says_so_and_exits_143(iolab, monkeypatch, tmp_path):
+    """The run is stored as interrupted and fio's files removed, as for Ctrl-C; the signal is named."""
+    import iolab.cli.bench as cli_bench
+    from iolab.bench.executor import FakeExecutor, FakeRun
+    from iolab.bench.fakejson import FakeJob, fio_json
+    from iolab.bench.store import ResultsStore
+    from iolab.cli.common import record_signal
+
+    def terminated(argv):  # fio laid out nothing yet; SIGTERM arrives (the handler records it)
+        record_signal(signal.SIGTERM)
+        return FakeRun(interrupt=True, output=fio_json([FakeJob("bench", read_iops=5)]))
+
+    monkeypatch.setattr(cli_bench, "make_executor", lambda: FakeExecutor(FakeRun(stdout="fio-3.33\n"), terminated))
+    target = tmp_path / "t"
+    target.mkdir()
+    r = iolab("bench", "run", "--target", str(target), "--db", str(tmp_path / "r.db"))
+    assert r.code == 143
+    assert r.err.splitlines()[-1] == ("error: interrupted by SIGTERM: fio stopped, its files removed, "
+                                      "the run stored as interrupted")
+    assert os.listdir(target) == []
+    assert ResultsStore(tmp_path / "r.db").load(1).status == "interrupted"
