@@ -143,8 +143,8 @@ def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show
         shown = f"{load * slots:.3g}/{slots} slots" if slots is not None else f"{load:.1%}"
         r.add_row(name, kind, shown, busy if isinstance(busy, str) else f"{busy:.1%}", f"{throttled:.3g}")
     console.print(r)
-    console.print("[dim]utilization: as predict gives it, of the sustained rate (above 100 % only on burst "
-                  "credits); busy: share of the time the resource was serving, at the rate it ran[/]")
+    console.print("[dim]utilization: of the sustained rate, as predict gives it (over 100 % only on burst "
+                  "credits); busy: share of the time serving[/]")
     bound = rate_bound(network, {j.name: j.iops for j in sim.jobs} if sim.jobs else
                        {network.jobs[0].group: sim.total.iops})
     console.print(f"[bold]Bottleneck:[/] {explain_bottleneck(bottleneck(sim, loads), outstanding, bound)}")
