@@ -78,3 +78,14 @@ def test_capacity_and_block_formats():
     assert format_capacity(2 * 1024**4) == "2 TiB"
     assert format_capacity(512 * 1024**3) == "512 GiB"
     assert format_block(8192) == "8 KiB" and format_block(4000) == "4,000 B" and format_block(512) == "512 B"
+
+
+def test_bench_warns_about_its_source_file_too(iolab, tmp_path):
+    job = tmp_path / "t.fio"
+    job.write_text("[global]\nioengine=psync\n[a]\nrw=randread\nbs=4KiB\niodepth=8\n")
+    r = iolab("bench", "run", str(job), "--target", str(tmp_path / "missing"))
+    assert r.code == 2
+    assert f"warning: {job}: bs: bs=4KiB is 4,000 bytes to fio" in r.err
+    assert r.err.count("iodepth=8 has no effect") == 1
+    r = iolab("bench", "run", str(TRAPS), "--target", str(tmp_path / "missing"), "--iodepth", "8")
+    assert r.err.count("has no effect") == 1 and "iodepth=8" in r.err  # the flag, not the file's 32

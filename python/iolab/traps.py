@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Trap", "job_traps", "file_traps", "flag_traps", "traps_of"]
+__all__ = ["Trap", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique"]
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,20 @@ def _sync_depth_trap(f: Any, *, file: str | None, field: str) -> Trap | None:
     return Trap(f"job {f.name}: iodepth={f.iodepth} has no effect with the synchronous ioengine {f.ioengine}"
                 f"{default}: {per} one IO in flight, and so does the prediction; for {f.iodepth} in flight use an "
                 "asynchronous engine: ioengine=libaio (iolab bench run: --ioengine libaio)", file, field)
+
+
+def jobfile_traps(path: Path) -> list[Trap]:
+    """Warnings about a fio job file's sizes (``bs=4KiB``) unless it sets ``kb_base``."""
+    pairs = _options_of({"fio_file": path.name}, path.parent)
+    if any(k == "kb_base" for k, _ in pairs):
+        return []
+    return [t for k, v in pairs if k in _SIZE_OPTIONS for t in _kb_base_trap(k, v, file=str(path), field=k)]
+
+
+def unique(traps: Iterable[Trap]) -> list[Trap]:
+    """Each message once (a flag and a file can point at the same trap)."""
+    seen: set[str] = set()
+    return [t for t in traps if not (t.message in seen or seen.add(t.message))]  # type: ignore[func-returns-value]
 
 
 def flag_traps(flags: dict[str, Any], fio_jobs: Iterable[Any]) -> list[Trap]:

@@ -17,7 +17,7 @@ import typer
 
 from ..errors import InputError, RunError
 from ..filekind import expect
-from ..traps import flag_traps
+from ..traps import flag_traps, jobfile_traps, traps_of, unique
 from .common import (CATALOG_OPTION, JSON_OPTION, Interrupted, interrupts_raise, console, err_console, print_json,
                      warn)
 
@@ -98,7 +98,10 @@ def run(
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}
     jobs = override(jobs, {k: parse_option(k, v) for k, v in flags.items() if v is not None and k in OVERRIDABLE})
-    warn(flag_traps(flags, jobs))
+    from_source = traps_of(scenario) if scenario is not None else jobfile_traps(source) if source else []
+    if iodepth is not None or ioengine is not None:  # the flags decide: the jobs as they will run say
+        from_source = [t for t in from_source if not (t.field or "").endswith(".iodepth")]
+    warn(unique([*from_source, *flag_traps(flags, jobs)]))
     hosts = load_hosts(client or [], clients)
     if scenario is not None:
         check_clients(scenario, len(hosts) or 1, remote=bool(hosts))
