@@ -87,3 +87,10 @@ def test_nearest_works_within_a_family_by_number():
     assert nearest("Standard_D3s_v5", ["Standard_D2s_v5", "Standard_D4s_v5", "Standard_D64s_v5"])[:2] == \
         ["Standard_D2s_v5", "Standard_D4s_v5"]
     assert nearest("premium", ["anf-premium", "anf-ultra"]) == ["anf-premium"]
+
+
+def test_a_misspelt_option_or_command_names_the_right_one(iolab):
+    assert iolab("predict x.yaml --jsn").err == \
+        "error: no such option: --jsn; did you mean --json? (see 'iolab predict --help')\n"
+    r = iolab("predcit x.yaml")
+    assert r.code == 2 and "did you mean 'predict'?" in r.err and r.err.count("\n") == 1

@@ -154,7 +154,7 @@ def _hint(param: Any) -> str | None:
 
 
 def usage_message(e: BaseException) -> str:
-    """A command-line parser's error as one line: ``FIELD: message; see 'iolab CMD --help'``."""
+    """A command-line parser's error as one line: ``FIELD: message (see 'iolab CMD --help')``."""
     ctx = getattr(e, "ctx", None)
     param = getattr(e, "param", None)
     name = type(e).__name__
@@ -168,9 +168,11 @@ def usage_message(e: BaseException) -> str:
     else:
         text = e.format_message() if hasattr(e, "format_message") else str(e)
         text = " ".join(text.split()).rstrip(".")
+        text = text.replace(". Did you mean", "; did you mean")
+        text = re.sub(r" \((?:Possible options|Did you mean):? ([^)]*)\)$", r"; did you mean \1?", text)
         text = text[:1].lower() + text[1:]
     if ctx is not None and name != "NoArgsIsHelpError":
-        text += f"; see '{ctx.command_path} --help'"
+        text += f" (see '{ctx.command_path} --help')"
     return text
 
 
