@@ -108,3 +108,17 @@ def test_a_bench_stopped_by_sigterm_says_so_and_exits_143(iolab, monkeypatch, tm
                                       "the run stored as interrupted")
     assert os.listdir(target) == []
     assert ResultsStore(tmp_path / "r.db").load(1).status == "interrupted"
+
+
+def test_a_multi_line_failure_is_still_one_error_line(iolab, monkeypatch):
+    """fio's stderr (several lines) joins into the one `error:` line the format promises."""
+    from iolab.errors import RunError
+    import iolab.cli.predict as predict_cli
+
+    def fail(*a, **k):
+        raise RunError("fio failed (exit 1):\nfio: pid=1, err=22/file:engines/libaio.c\n\nfio: io_u error")
+
+    monkeypatch.setattr(predict_cli, "_print", fail)
+    r = iolab("predict", str(EXAMPLES / "oltp-ds13-p30.yaml"))
+    assert r.code == 1
+    assert r.err == ("error: fio failed (exit 1):; fio: pid=1, err=22/file:engines/libaio.c; fio: io_u error\n")

@@ -226,7 +226,7 @@ def run(app: typer.Typer, argv: list[str] | None = None) -> int:
         code = e.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except IolabError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         code = 130
@@ -279,10 +279,15 @@ def in_order(items: list[Any], names: list[str], name: Callable[[Any], str]) -> 
     return sorted(items, key=lambda it: rank.get(name(it), len(rank)))
 
 
+def one_line(text: str) -> str:
+    """A message on one line: its lines (fio's stderr, say) joined with ``; ``."""
+    return "; ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def warn(traps: list[Any]) -> list[dict]:
     """Print each warning as ``warning: FILE: FIELD: message`` on stderr; return them as JSON."""
     for t in traps:
-        print(f"warning: {t}", file=sys.stderr)
+        print(f"warning: {one_line(str(t))}", file=sys.stderr)
     return [t.to_json() for t in traps]
 
 
