@@ -198,6 +198,9 @@ def _usage_pieces(self: Any, ctx: Any) -> list[str]:
 def _tidy(command: Any) -> None:
     """Give every command of the tree person-written usage lines."""
     command.collect_usage_pieces = types.MethodType(_usage_pieces, command)
+    for p in getattr(command, "params", []):
+        if getattr(p, "param_type_name", "") == "argument":  # FILE, ID... in the help's table too
+            p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")
     command.context_settings.setdefault("help_option_names", HELP_OPTIONS)
     for sub in getattr(command, "commands", {}).values():
         _tidy(sub)
