@@ -82,3 +82,10 @@ def test_readme_links_every_docs_page():
     readme = (ROOT / "README.md").read_text()
     for page in sorted((ROOT / "docs").glob("*.md")):
         assert f"](docs/{page.name})" in readme, f"README.md does not link docs/{page.name}"
+
+
+def test_help_names_arguments_as_the_usage_line_does(iolab):
+    plan = iolab("plan --help").out
+    assert "  FILE <path>" in plan and "file <path>" not in plan
+    export = iolab("results export --help").out
+    assert "  ID... " in export and "[ID...]" not in export
