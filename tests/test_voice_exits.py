@@ -93,7 +93,7 @@ def test_a_bench_stopped_by_sigterm_says_so_and_exits_143(iolab, monkeypatch, tm
     from iolab.bench.executor import FakeExecutor, FakeRun
     from iolab.bench.fakejson import FakeJob, fio_json
     from iolab.bench.store import ResultsStore
-    from iolab.cli.common import record_signal
+    from iolab.cli.interrupts import record_signal
 
     def terminated(argv):  # fio laid out nothing yet; SIGTERM arrives (the handler records it)
         record_signal(signal.SIGTERM)

@@ -18,8 +18,8 @@ import typer
 from ..errors import InputError, RunError
 from ..filekind import expect
 from ..traps import flag_traps, jobfile_traps, traps_of, unique
-from .common import (CATALOG_OPTION, JSON_OPTION, Interrupted, interrupts_raise, console, err_console, print_json,
-                     warn)
+from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
+from .interrupts import Interrupted, interrupts_raise
 
 app = typer.Typer(help="Benchmark real storage with fio, safely; store every run.", no_args_is_help=True)
 

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
 from ..traps import traps_of
-from .common import (ALL_OPTION, CATALOG_OPTION, JSON_OPTION, Interrupted, console, err_console, fold, in_order,
-                     interrupts_set, print_json, warn)
+from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
+from .interrupts import Interrupted, interrupts_set
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
