@@ -46,32 +46,12 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 
 
 @contextmanager
-def interrupts_raise() -> Iterator[None]:
-    """While the block runs, SIGINT and SIGTERM both raise KeyboardInterrupt (so that every
-    clean-up path runs) and the signal is remembered for the exit code."""
+def _handling(handler: Any) -> Iterator[None]:
+    """SIGINT and SIGTERM go to `handler` while the block runs (main thread only: signals
+    reach no other), then the previous handlers come back."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {s: signal.signal(s, _raise_interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
-@contextmanager
-def interrupts_set(flag: threading.Event) -> Iterator[None]:
-    """While the block runs, SIGINT and SIGTERM set `flag` (the work stops at its next poll)
-    instead of raising; the signal is remembered for the exit code."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        record_signal(signum)
-        flag.set()
-
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
@@ -79,6 +59,22 @@ def interrupts_set(flag: threading.Event) -> Iterator[None]:
         for s, h in previous.items():
             signal.signal(s, h)
 
+
+def interrupts_raise() -> Any:
+    """While the block runs, SIGINT and SIGTERM both raise KeyboardInterrupt (so that every
+    clean-up path runs) and the signal is remembered for the exit code."""
+    return _handling(_raise_interrupt)
+
+
+def interrupts_set(flag: threading.Event) -> Any:
+    """While the block runs, SIGINT and SIGTERM set `flag` (the work stops at its next poll)
+    instead of raising; the signal is remembered for the exit code."""
+
+    def handler(signum: int, frame: Any) -> None:
+        record_signal(signum)
+        flag.set()
+
+    return _handling(handler)
 
 
 def reset() -> None:
