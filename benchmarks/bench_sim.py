@@ -1,6 +1,6 @@
 """Speed of the simulator on the standard scenario, against a SimPy model of the same network.
 
-The standard scenario (MODEL.md's worked example): Standard_DS13's uncached cap (25,600
+The standard scenario (the worked example of docs/model.md): Standard_DS13's uncached cap (25,600
 IOPS, 256 MB/s), four P30 (5,000 IOPS, 200 MB/s, 256 KiB IO unit) striped (each IO goes
 to one member, at random), then a latency of 2 ms − 39.1 µs − 4 × 50 µs (lognormal, cv
 0.5); randrw 70/30 at 8 KiB with 128 IOs outstanding. Both engines run in this process,

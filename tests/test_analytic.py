@@ -80,7 +80,7 @@ def _disk_network(population: int, latency: float = 1e-3, iops: float = 5000.0, 
 
 
 def test_knee_and_bottleneck_of_a_disk():
-    """MODEL.md: a disk of 1 ms and 5,000 IOPS does 1,000 IOPS at QD 1 and bends at QD 5."""
+    """docs/model.md: a disk of 1 ms and 5,000 IOPS does 1,000 IOPS at QD 1 and bends at QD 5."""
     one = solve(_disk_network(1))
     assert one.iops == pytest.approx(1000.0)
     assert one.knee_outstanding == pytest.approx(5.0)

@@ -80,7 +80,7 @@ def test_ids_match_their_keys(cat):
             assert row.id == key
 
 
-# ---- published figures, a sample per family (FACTS.md)
+# ---- published figures, a sample per family (docs/sources.md)
 
 
 @pytest.mark.parametrize("sku,gib,iops,mbps,burst", [

@@ -1,5 +1,5 @@
 """The plan's bulk evaluation agrees with the compiled network; the search covers its whole
-space; the output keeps CONTRACT.md's shape."""
+space; the output keeps docs/plan.md's shape."""
 
 from __future__ import annotations
 

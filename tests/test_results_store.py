@@ -67,7 +67,7 @@ def test_schema_version_recorded_and_newer_refused(tmp_path):
 def test_not_a_database(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("this is not sqlite " * 100)
-    with pytest.raises(RunError, match="not an iolab results database"):
+    with pytest.raises(InputError, match="not an iolab results database"):  # bad input: exit 2
         ResultsStore(path)
 
 

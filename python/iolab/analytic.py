@@ -40,7 +40,7 @@ __all__ = [
     "SATURATION",
 ]
 
-#: A cap at or above this utilization counts as saturated (MODEL.md: "a fair line").
+#: A cap at or above this utilization counts as saturated (docs/model.md).
 SATURATION = 0.9
 
 

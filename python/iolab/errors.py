@@ -15,6 +15,7 @@ Library code raises only these; the CLI alone turns them into exit codes::
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 __all__ = [
@@ -116,10 +117,31 @@ class RunError(IolabError):
 
 
 def nearest(word: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The up to `n` known words closest to `word` (case-insensitive), best first."""
+    """The up to `n` known words closest to `word` (case-insensitive), best first.
+
+    An id with a number in it is first matched within its family, by the number: ``P99``
+    suggests ``P80`` (the largest premium disk), ``Standard_D3s_v5`` the D2s and D4s sizes.
+    """
     known = list(known)
     lower = {k.lower(): k for k in known}
+    family = _by_number(word.lower(), list(lower))
+    if family:
+        return [lower[h] for h in family[:n]]
     hits = difflib.get_close_matches(word.lower(), list(lower), n=n, cutoff=0.5)
     if not hits:
         hits = [k for k in lower if word.lower() in k or k in word.lower()][:n]
     return [lower[h] for h in hits]
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _by_number(word: str, known: list[str]) -> list[str]:
+    """Known words that differ from `word` only in its first number, numerically nearest first."""
+    m = _NUMBER.search(word)
+    if not m:
+        return []
+    value = int(m.group())
+    pattern = re.compile(re.escape(word[:m.start()]) + r"(\d+)" + re.escape(word[m.end():]) + "$")
+    same = [(abs(int(k_m.group(1)) - value), int(k_m.group(1)), k) for k in known if (k_m := pattern.match(k))]
+    return [k for _, _, k in sorted(same)]

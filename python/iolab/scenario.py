@@ -1,7 +1,7 @@
 """Scenario files (``iolab predict``, ``iolab simulate``, ``iolab bench run``): typed,
 validated once, catalog ids resolved, defaults applied as fio applies them.
 
-The format is CONTRACT.md's. Jobs use fio's vocabulary: a mapping of fio options, a fio
+The format is docs/scenario.md's. Jobs use fio's vocabulary: a mapping of fio options, a fio
 command line (``fio: "..."``) or a fio job file (``fio_file: path``, relative to the
 scenario). Every violation raises an :class:`~iolab.errors.InputError` naming the file,
 the field path and the rule.
@@ -20,6 +20,7 @@ from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
 from .schema import load_yaml, relative_files, top_level, validate
 from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
+from .words import a
 
 __all__ = [
     "Size",
@@ -311,7 +312,7 @@ def check_rules(s: Scenario) -> None:
                 total_disks += g.count
                 if isinstance(sku, ProvisionedDisk):
                     if g.size is None:
-                        raise SchemaError(f"a {sku.id} disk needs its provisioned size", file=f, field=f"{field}.size")
+                        raise SchemaError(f"{a(sku.id)} disk needs its provisioned size", file=f, field=f"{field}.size")
                     try:
                         sku.caps(g.size, g.iops, g.bandwidth)
                     except InputError as e:
@@ -363,7 +364,7 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         raise RuleViolation("large-volume", f"{level.id} has no large volumes", file=f, field=f"{field}.large")
     if lo is not None and vol.size < lo or hi is not None and vol.size > hi:
         kind = "large volume" if vol.large else "volume"
-        raise RuleViolation(f"{kind}-size", f"a {level.id} {kind} is {format_size(lo)} to {format_size(hi)}; "
+        raise RuleViolation(f"{kind}-size", f"{a(level.id)} {kind} is {format_size(lo)} to {format_size(hi)}; "
                             f"{format_size(vol.size)} is outside", file=f, field=f"{field}.size")
     if vol.throughput is None and level.rate_per_tib is None and vol.service != "azure-files":
         raise RuleViolation("manual-qos", f"{level.id} volumes get their throughput by manual QoS only: give "
@@ -386,7 +387,7 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         if vol.pool is not None:
             budget = level.pool_budget(vol.pool)
             if vol.throughput > budget * (1 + 1e-9):
-                raise RuleViolation("pool-budget", f"a {format_size(vol.pool)} {level.id} pool has "
+                raise RuleViolation("pool-budget", f"{a(format_size(vol.pool))} {level.id} pool has "
                                     f"{format_rate(budget, binary=True)} to assign; the volume asks "
                                     f"{format_rate(vol.throughput, binary=True)}", file=f,
                                     field=f"{field}.throughput")
@@ -396,7 +397,7 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
                                 file=f, field=f"{field}.pool")
         plo, phi = level.pool_min_size, level.pool_max_size
         if plo is not None and vol.pool < plo or phi is not None and vol.pool > phi:
-            raise RuleViolation("pool-size", f"a {level.id} pool is {format_size(plo)} to {format_size(phi)}",
+            raise RuleViolation("pool-size", f"{a(level.id)} pool is {format_size(plo)} to {format_size(phi)}",
                                 file=f, field=f"{field}.pool")
     proto = cat.protocol(vol.protocol)
     if vol.nconnect is not None and vol.nconnect > proto.max_nconnect:

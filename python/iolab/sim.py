@@ -111,7 +111,7 @@ class SeriesPoint:
 class ResourceUse:
     """How busy a cap or a slot limit was over the measured period.
 
-    ``kind`` is the resource kind (MODEL.md); ``slots`` is set for slot limits only.
+    ``kind`` is the resource kind (docs/model.md); ``slots`` is set for slot limits only.
     ``utilization``: share of the time a cap was busy (serving, or holding an IO until its
     credit bucket could pay), or the mean share of a slot limit's slots in use.
     ``throttled``: seconds IOs waited in its queue, added up over IOs; ``mean_wait`` the
@@ -243,7 +243,7 @@ class Simulation:
     confidence: Confidence | None
 
     def to_json(self) -> dict:
-        """The ``iolab simulate --json`` document (CONTRACT.md), in base units."""
+        """The ``iolab simulate --json`` document (docs/simulate.md), in base units."""
         doc: dict[str, Any] = {"iops": self.total.iops, "bandwidth": self.total.bandwidth,
                                "latency": self.total.latency.to_json()}
         for name, s in (("read", self.read), ("write", self.write)):

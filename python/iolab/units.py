@@ -26,6 +26,8 @@ __all__ = [
     "parse_ops_rate",
     "parse_duration",
     "format_size",
+    "format_capacity",
+    "format_block",
     "format_rate",
     "format_ops",
     "format_duration",
@@ -137,6 +139,21 @@ def format_size(n: float, *, decimal: bool = False) -> str:
     names = ["B", "KB", "MB", "GB", "TB", "PB"] if decimal else ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
     v, unit = _scaled(float(n), 1000 if decimal else 1024, names)
     return f"{_fmt(v)} {unit}"
+
+
+def format_capacity(n: float) -> str:
+    """A capacity as its writer gave it and as quotas count it: ``10 TB (9.095 TiB)`` for a
+    decimal size (cloud quotas are binary), ``2 TiB`` for a binary one."""
+    n = float(n)
+    for power in range(5, 0, -1):
+        if n >= 1000**power and n % 1000**power == 0 and n % 1024**power != 0:
+            return f"{format_size(n, decimal=True)} ({format_size(n)})"
+    return format_size(n)
+
+
+def format_block(n: int) -> str:
+    """A block size: ``8 KiB`` when a whole number of KiB, else bytes (``4,000 B``)."""
+    return format_size(n) if n % 1024 == 0 or n < 1024 else f"{n:,} B"
 
 
 def format_rate(bps: float, *, binary: bool = False) -> str:

@@ -15,11 +15,11 @@ from typing import Any
 from ..errors import RuleViolation
 from ..fio import FioJob
 
-__all__ = ["predicted", "check_clients", "Row", "rows"]
+__all__ = ["predicted", "check_clients", "Row", "rows", "predicted_figure"]
 
 
 def predicted(scenario: Any, jobs: Sequence[FioJob]) -> dict[str, Any]:
-    """The predict JSON (CONTRACT.md) of `scenario` with its jobs replaced by `jobs` (same
+    """The predict JSON (docs/predict.md) of `scenario` with its jobs replaced by `jobs` (same
     order and names as the scenario's). Raises what prediction raises for a scenario it
     cannot model."""
     from ..prediction import predict
@@ -91,3 +91,17 @@ def rows(measured: Mapping[str, Any], predicted_doc: Mapping[str, Any]) -> list[
         for figure, path in _FIGURES:
             out.append(Row(scope, figure, _get(m, path), _get(p, path)))
     return out
+
+
+def predicted_figure(predicted_doc: Mapping[str, Any] | None, *, job: str | None, direction: str,
+                     metric: str) -> float | None:
+    """The prediction's value of one measured figure (a job's or the total, a direction or
+    ``total``, a metric such as ``iops`` or ``latency.mean``); None where it predicts none."""
+    if not predicted_doc:
+        return None
+    scope: Any = predicted_doc
+    if job:
+        scope = {j.get("name"): j for j in predicted_doc.get("jobs", [])}.get(job)
+    if direction in ("read", "write"):
+        scope = scope.get(direction) if isinstance(scope, Mapping) else None
+    return _get(scope, metric.split("."))

@@ -68,6 +68,8 @@ def parse_host(text: str, *, field: str = "--client", file: str | None = None) -
     if not s:
         raise InputError("expected HOST or HOST:PORT, got nothing", file=file, field=field)
     if s.startswith("["):
+        if "]" not in s:
+            raise InputError(f"expected [IPv6] or [IPv6]:PORT, got {s!r} (no closing ']')", file=file, field=field)
         addr, _, rest = s[1:].partition("]")
         port = _port(rest[1:], field, file) if rest.startswith(":") else DEFAULT_PORT
         if rest and not rest.startswith(":"):

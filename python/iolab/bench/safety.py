@@ -1,4 +1,4 @@
-"""What a benchmark may write, decided before fio starts (CONTRACT.md, bench).
+"""What a benchmark may write, decided before fio starts (docs/bench.md).
 
 The rules:
 

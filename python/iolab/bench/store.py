@@ -157,6 +157,8 @@ class ResultsStore:
 
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = Path(path) if path is not None else default_path()
+        if self.path.is_dir():
+            raise InputError("is a directory; name a database file (e.g. results.db in it)", file=str(self.path))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
@@ -168,7 +170,7 @@ class ResultsStore:
             self._migrate()
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise RunError(f"{self.path} is not an iolab results database: {e}") from e
+            raise InputError(f"not an iolab results database ({e})", file=str(self.path)) from e
 
     def close(self) -> None:
         self._db.close()

@@ -9,18 +9,17 @@ other commands start fast.
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
 from ..errors import InputError, RunError
-from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
+from ..filekind import expect
+from ..traps import flag_traps, jobfile_traps, traps_of, unique
+from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
+from .interrupts import Interrupted, interrupts_raise
 
 app = typer.Typer(help="Benchmark real storage with fio, safely; store every run.", no_args_is_help=True)
 
@@ -36,23 +35,6 @@ def _executor() -> Any:
     from ..bench.executor import ProcessExecutor
 
     return ProcessExecutor()
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """While fio runs, SIGTERM stops it like Ctrl-C (fio stopped, files removed, run stored)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 DB_OPTION = typer.Option(None, "--db", metavar="PATH", help="The results database (default: results.db in the user's data directory).",
@@ -110,10 +92,16 @@ def run(
         if not sweep:
             raise InputError("a plot draws a sweep's curve: add --sweep", field="--plot")
         check_plot_path(plot)
+    if source is not None:
+        expect(source, ("scenario", "fio-jobs"))
     jobs, scenario = load_jobs(source, catalog or [], volume)
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}
     jobs = override(jobs, {k: parse_option(k, v) for k, v in flags.items() if v is not None and k in OVERRIDABLE})
+    from_source = traps_of(scenario) if scenario is not None else jobfile_traps(source) if source else []
+    if iodepth is not None or ioengine is not None:  # the flags decide: the jobs as they will run say
+        from_source = [t for t in from_source if not (t.field or "").endswith(".iodepth")]
+    warn(unique([*from_source, *flag_traps(flags, jobs)]))
     hosts = load_hosts(client or [], clients)
     if scenario is not None:
         check_clients(scenario, len(hosts) or 1, remote=bool(hosts))
@@ -131,7 +119,7 @@ def run(
     with ResultsStore(db) as store:
         bench = Bench(store, executor=_executor(), view=view, fio=fio)
         try:
-            with _sigterm_as_interrupt():
+            with interrupts_raise():
                 if axes:
                     result: Any = run_sweep(bench, request, axes, latency_target=target_s,
                                             percentile=latency_percentile)
@@ -157,8 +145,7 @@ def run(
                 console.print(part)
     status = result.status
     if status == "interrupted":
-        print("interrupted: fio stopped, its files removed, the run stored as interrupted", file=sys.stderr)
-        raise typer.Exit(130)
+        raise Interrupted("fio stopped, its files removed, the run stored as interrupted")
     if status == "failed":
         records = result.records if axes else (result,)
         failed = [r for r in records if r.status == "failed"]
@@ -177,10 +164,10 @@ def server(
 
     argv = server_argv(fio, bind, port)
     err_console.print(f"fio server listening on {bind} port {port}; Ctrl-C stops it")
-    with _sigterm_as_interrupt():
+    with interrupts_raise():
         done = _executor().run(argv, lambda line: err_console.print(line, markup=False, highlight=False))
     if done.interrupted:
-        raise typer.Exit(130)
+        raise Interrupted("the fio server stopped")
     if done.returncode != 0:
         raise RunError(f"the fio server stopped (exit {done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
 

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
+from ..filekind import expect
 from ..schema import load_yaml
-from ..units import format_rate, format_size
+from ..units import format_block, format_capacity, format_ops, format_rate, format_size
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..scenario import Scenario
 
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from ..traps import traps_of
+from .common import CATALOG_OPTION, JSON_OPTION, console, print_json, warn
 
 
 def _volume_summary(vol) -> str:
@@ -28,10 +30,11 @@ def _volume_summary(vol) -> str:
     if isinstance(vol, ShareVolume):
         extra = f", manual QoS {format_rate(vol.throughput, binary=True)}" if vol.throughput else ""
         conn = f", nconnect {vol.nconnect}" if vol.nconnect else ""
-        return f"{vol.service} {vol.level} {format_size(vol.size)} over {vol.protocol}{conn}{extra}"
+        return f"{vol.service} {vol.level} {format_capacity(vol.size)} over {vol.protocol}{conn}{extra}"
     if isinstance(vol, DeviceVolume):
         d = vol.device
-        return f"device: {d.iops or 'uncapped'} IOPS, {format_rate(d.bandwidth) if d.bandwidth else 'uncapped'}"
+        return (f"device: {format_ops(d.iops) if d.iops else 'uncapped IOPS'}, "
+                f"{format_rate(d.bandwidth) if d.bandwidth else 'uncapped bandwidth'}")
     return str(vol)
 
 
@@ -56,14 +59,17 @@ def check(
     """Validate a scenario or requirements file and summarise it."""
     from ..scenario import load_scenario
 
+    expect(file, ("scenario", "requirements"))
     data = load_yaml(file)
     if isinstance(data, dict) and ("require" in data or "pool" in data or "workloads" in data):
         from ..plan import load_requirements
 
-        req = load_requirements(file, catalog or ())
-        doc = {"kind": "requirements", "file": str(file), **req.summary()}
+        loaded: Any = load_requirements(file, catalog or ())
+        doc = {"kind": "requirements", "file": str(file), **loaded.summary()}
     else:
-        doc = scenario_summary(load_scenario(file, catalog or ()))
+        loaded = load_scenario(file, catalog or ())
+        doc = scenario_summary(loaded)
+    doc["warnings"] = warn(traps_of(loaded))
     if json_:
         print_json(doc)
         return
@@ -77,7 +83,7 @@ def check(
         for col in ("job", "volume", "rw", "bs", "iodepth", "numjobs", "ioengine", "in flight"):
             t.add_column(col)
         for j in doc["jobs"]:
-            t.add_row(j["name"], j["volume"], j["rw"], format_size(j["bs"]), str(j["iodepth"]), str(j["numjobs"]),
+            t.add_row(j["name"], j["volume"], j["rw"], format_block(j["bs"]), str(j["iodepth"]), str(j["numjobs"]),
                       j["ioengine"], str(j["outstanding"]))
         console.print(t)
         if doc["ignored"]:
@@ -88,11 +94,11 @@ def check(
 
 
 def _need(key: str, value) -> str:
-    from ..units import format_duration, format_ops
+    from ..units import format_duration
 
     return {"iops": lambda v: format_ops(v), "bandwidth": lambda v: format_rate(v),
             "latency": lambda v: f"mean latency ≤ {format_duration(v)}",
-            "capacity": lambda v: f"{format_size(v)} usable",
+            "capacity": lambda v: f"{format_capacity(v)} usable",
             "max_utilization": lambda v: f"no resource over {v:.0%} busy",
             "durable": lambda v: "writes durable" if v else "writes need not be durable",
             "percentiles": lambda v: "; ".join(f"{k} latency ≤ {format_duration(x)}" for k, x in v.items()),
@@ -106,7 +112,7 @@ def requirements_lines(doc: dict) -> list[str]:
         lines += [f"workload {name}: {line}" for line in requirements_lines(sub) if not line.startswith("clients")]
     for j in doc.get("jobs", []):
         mix = f" {j['rwmixread']}% reads" if j.get("rwmixread") is not None and "rw" in j["rw"][-2:] else ""
-        lines.append(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['outstanding']} in flight")
+        lines.append(f"job {j['name']}: {j['rw']}{mix}, {format_block(j['bs'])}, {j['outstanding']} in flight")
     if doc.get("require"):
         lines.append("require: " + "; ".join(_need(k, v) for k, v in doc["require"].items() if v is not None))
     if "clients" in doc:
@@ -120,6 +126,6 @@ def requirements_lines(doc: dict) -> list[str]:
     if pool:
         lines.append(f"pool: {pool.get('service')}" + (f" {pool['level']}" if pool.get("level") else ""))
         for v in pool.get("volumes", []):
-            lines.append(f"  volume {v['name']}: {format_size(v['capacity'])}, "
+            lines.append(f"  volume {v['name']}: {format_capacity(v['capacity'])}, "
                          f"{format_rate(v['bandwidth'], binary=True) if v.get('bandwidth') else 'no throughput need'}")
     return lines

@@ -1,17 +1,27 @@
-"""Helpers shared by the commands: error handling, JSON output, Rich console."""
+"""Helpers shared by the commands: error handling, signals, JSON output, Rich console.
+
+Every refusal leaves as one line ``error: [FILE: ][FIELD: ]message`` on stderr (see
+``docs/errors.md``): iolab's own errors, and the usage errors of the command-line parser
+too (an unknown option, a bad value, a missing argument), which exit 2. Ctrl-C exits 130
+and SIGTERM 143 (128 + the signal's number), each named on stderr.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import typer
 from rich.console import Console
 
 from ..errors import IolabError
+from .interrupts import interrupt_text, interrupts_raise, received_signal, reset
+from .usage import build, usage_classes, usage_message
 
 def _width() -> int | None:
     """A terminal's own width; piped output (a file, a pager) gets 140 columns unless COLUMNS
@@ -29,26 +39,89 @@ CATALOG_OPTION = typer.Option(
     None, "--catalog", help="An extra catalog file that adds and overrides entries (repeatable).",
     show_default=False, metavar="FILE",
 )
+ALL_OPTION = typer.Option(False, "--all", help="List every resource; identical ones are otherwise folded "
+                          "into one row with a count.")
 
 
 def run(app: typer.Typer, argv: list[str] | None = None) -> int:
     """Run the Typer app and map errors to exit codes; never show a traceback for bad input.
 
-    Usage errors exit 2 (Typer's own handling); :class:`IolabError` exits with its
-    ``exit_code`` after one ``error: ...`` line on stderr.
+    A usage error and an :class:`IolabError` both come out as one ``error: ...`` line on
+    stderr (exit 2, or the error's ``exit_code``); a command group given no command prints
+    its help and exits 0; Ctrl-C exits 130, SIGTERM 143.
     """
+    reset()
+    usage = usage_classes()
     try:
-        app(args=argv, prog_name="iolab", standalone_mode=True)
+        with interrupts_raise():
+            code = build(app).main(args=argv, prog_name="iolab", standalone_mode=False)
     except SystemExit as e:
         code = e.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except IolabError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {one_line(str(e))}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    return 0
+        code = 130
+    except usage as e:  # type: ignore[misc]
+        if type(e).__name__ == "NoArgsIsHelpError":
+            sys.stdout.write(e.ctx.get_help() + "\n")
+            return 0
+        print(f"error: {usage_message(e)}", file=sys.stderr)
+        return 2
+    except typer.Abort:
+        code = 130
+    if code == 130:  # an interrupt no command turned into its own message
+        signum = received_signal()
+        print(f"error: {interrupt_text(signum)}", file=sys.stderr)
+        return 128 + signum
+    return code if isinstance(code, int) else 0
+
+_DIGITS = re.compile(r"\d+")
+
+
+def fold(rows: list[list[Any]], *, key: Callable[[list[Any]], tuple] | None = None,
+         merge: Callable[[list[list[Any]]], list[Any]] | None = None) -> list[list[Any]]:
+    """Fold identical rows into one: rows whose labels (the first cell) differ only in their
+    numbers and whose `key` (default: every other cell) is equal become one row labelled
+    ``N × label``, the varying numbers written ``*`` (``4 × data: P30 #*``); `merge` makes
+    the other cells of a folded row from its members (default: the first member's). Order
+    follows each group's first row."""
+    key = key or (lambda row: tuple(row[1:]))
+    merge = merge or (lambda members: members[0])
+    groups: dict[tuple, list[list[Any]]] = {}
+    for row in rows:
+        groups.setdefault((_DIGITS.sub("#", row[0]), *key(row)), []).append(row)
+    out = []
+    for members in groups.values():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        numbers = [_DIGITS.findall(r[0]) for r in members]
+        parts = _DIGITS.split(members[0][0])
+        label = parts[0]
+        for i, rest in enumerate(parts[1:]):
+            label += (numbers[0][i] if len({n[i] for n in numbers}) == 1 else "*") + rest
+        out.append([f"{len(members)} × {label}", *merge(members)[1:]])
+    return out
+
+
+def in_order(items: list[Any], names: list[str], name: Callable[[Any], str]) -> list[Any]:
+    """`items` in the order their names take in `names` (a scenario's jobs); others last."""
+    rank = {n: i for i, n in enumerate(names)}
+    return sorted(items, key=lambda it: rank.get(name(it), len(rank)))
+
+
+def one_line(text: str) -> str:
+    """A message on one line: its lines (fio's stderr, say) joined with ``; ``."""
+    return "; ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def warn(traps: list[Any]) -> list[dict]:
+    """Print each warning as ``warning: FILE: FIELD: message`` on stderr; return them as JSON."""
+    for t in traps:
+        print(f"warning: {one_line(str(t))}", file=sys.stderr)
+    return [t.to_json() for t in traps]
 
 
 def _clean(value: Any) -> Any:

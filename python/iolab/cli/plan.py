@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from ..plan import Plan, PoolResult
 
 from ..units import format_duration, format_ops, format_rate, format_size
-from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
+from ..filekind import expect
+from ..traps import traps_of
+from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
 
 def plan(
@@ -41,7 +43,9 @@ def plan(
     from ..plan import PoolResult, load_requirements, plan as run_plan
     from ..plan.tail import TailOptions
 
+    expect(file, "requirements")
     req = load_requirements(file, catalog or ()).in_region(region)
+    warnings = warn(traps_of(req))
     options = TailOptions(check_top, sim_ios, replications, seed)
     bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))
     if bounded and not json_ and sys.stderr.isatty():
@@ -58,7 +62,7 @@ def plan(
     else:
         result = run_plan(req, top=top, tail=options)
     if json_:
-        print_json(result.to_json())
+        print_json({**result.to_json(), "warnings": warnings})
     elif isinstance(result, PoolResult):
         _print_pool(result, file)
     elif req.workloads:

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from ..errors import SchemaError
+from ..filekind import expect
 from ..plot import CurvePoint, check_plot_path, latency_curve
 from ..units import format_duration, format_ops, format_rate
 from typing import TYPE_CHECKING
@@ -17,7 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..prediction import Prediction
 
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from ..traps import traps_of
+from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -52,10 +54,29 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _group_iops(p: Prediction) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for j in p.network.jobs:
+        out[j.group] = out.get(j.group, 0.0) + p.solution.job_iops.get(j.name, 0.0)
+    return out
+
+
+def _rate_bound(p: Prediction) -> list[tuple[str, float]]:
+    """Jobs held by fio's rate limit when no resource saturates."""
+    from ..readout import rate_bound
+
+    return rate_bound(p.network, _group_iops(p)) if p.solution.bottleneck.kind == "concurrency" else []
+
+
 def explain(p: Prediction) -> str:
     """The bottleneck in one sentence."""
+    from ..readout import rate_words
+
     b = p.solution.bottleneck
     if b.kind == "concurrency":
+        bound = _rate_bound(p)
+        if bound:
+            return f"{_cap(rate_words(bound))} (busiest resource {b.utilization:.0%})."
         return (f"Nothing is saturated (busiest resource {b.utilization:.0%}): the workload keeps too few IOs "
                 f"in flight ({p.solution.outstanding:g}); keep at least "
                 f"{p.solution.knee_outstanding:.0f} to reach {format_ops(p.upper_iops)}.")
@@ -65,7 +86,17 @@ def explain(p: Prediction) -> str:
     return f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} is {b.utilization:.1%} busy."
 
 
-def _print(p: Prediction, path: Path) -> None:
+def burst_changes(p: Prediction, within: float = 0.01) -> bool:
+    """Whether the burst phase changes a figure by more than `within` (1 %): a burst line
+    that changes nothing is not printed."""
+    burst = p.solution.burst
+    if burst is None:
+        return False
+    return any(abs(a - b) > within * max(abs(b), 1e-12)
+               for a, b in ((burst.iops, p.iops), (burst.bandwidth, p.bandwidth), (burst.latency, p.latency)))
+
+
+def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
     console.print(f"[bold]Prediction[/] for {path}")
     head = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("", "IOPS", "bandwidth", "mean latency"):
@@ -75,7 +106,7 @@ def _print(p: Prediction, path: Path) -> None:
         f = p.direction(d)
         if f:
             head.add_row(d, format_ops(f["iops"]), format_rate(f["bandwidth"]), format_duration(f["latency"]["mean"]))
-    jobs = p.jobs()
+    jobs = in_order(p.jobs(), [j.name for j in p.scenario.jobs], lambda j: j["name"])
     if len(jobs) > 1:
         for j in jobs:
             head.add_row(f"job {j['name']}", format_ops(j["iops"]), format_rate(j["bandwidth"]),
@@ -86,17 +117,22 @@ def _print(p: Prediction, path: Path) -> None:
     res.add_column("kind")
     res.add_column("utilization", justify="right")
     res.add_column("")
-    for r in sorted(p.solution.resources, key=lambda r: -r.utilization):
-        res.add_row(r.label, r.kind, f"{r.utilization:.1%}", _bar(r.utilization))
-    for s in p.solution.slots:
-        res.add_row(s.label, s.kind, f"{s.wanted:g}/{s.slots} slots", _bar(s.wanted / s.slots))
+    rows = [[r.label, r.kind, f"{r.utilization:.1%}", _bar(r.utilization)]
+            for r in sorted(p.solution.resources, key=lambda r: -r.utilization)]
+    rows += [[s.label, s.kind, f"{s.wanted:g}/{s.slots} slots", _bar(s.wanted / s.slots)] for s in p.solution.slots]
+    for row in (rows if show_all else fold(rows)):
+        res.add_row(*row)
     console.print(res)
     console.print(f"[bold]Bottleneck:[/] {explain(p)}")
-    console.print(f"[bold]Knee:[/] keep at least {p.solution.knee_outstanding:.0f} IOs in flight to reach "
-                  f"{format_ops(p.upper_iops)}; beyond that latency grows linearly "
-                  f"(now {p.solution.outstanding:g} in flight).")
+    if _rate_bound(p):
+        console.print(f"[bold]Knee:[/] without the rate limit, {p.solution.knee_outstanding:.0f} IOs in flight would "
+                      f"reach {format_ops(p.upper_iops)}.")
+    else:
+        console.print(f"[bold]Knee:[/] keep at least {p.solution.knee_outstanding:.0f} IOs in flight to reach "
+                      f"{format_ops(p.upper_iops)}; beyond that latency grows linearly "
+                      f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
-    if burst is not None:
+    if burst is not None and burst_changes(p):
         lasts = "indefinitely at this load" if burst.duration is None else f"for {format_duration(burst.duration)}"
         console.print(f"[bold]Burst:[/] while credits last ({', '.join(burst.resources)}): "
                       f"{format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, {format_duration(burst.latency)}; "
@@ -112,6 +148,7 @@ def predict(
     json_: bool = JSON_OPTION,
     sweep: Optional[str] = typer.Option(None, "--sweep", help="Predict a curve: iodepth=1,2,4,... or numjobs=..."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw latency against IOPS (.png or .svg)."),
+    all_: bool = ALL_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
@@ -120,7 +157,9 @@ def predict(
 
     if plot is not None:
         check_plot_path(plot)
+    expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
+    warnings = warn(traps_of(s))
     base = run_predict(s)
     points = None
     if sweep is not None:
@@ -142,14 +181,19 @@ def predict(
                       knee=knee_pt, knee_label=f"knee ≈ {base.solution.knee_outstanding:.0f} in flight")
     if json_:
         doc = base.to_json()
+        order = [j.name for j in s.jobs]
+        doc["jobs"] = in_order(doc["jobs"], order, lambda j: j["name"])
         if points is not None:
             doc["points"] = [{"params": {label.split("=")[0]: int(label.split("=")[1])}, **pr.to_json()}
                              for label, pr in points]
+            for point in doc["points"]:
+                point["jobs"] = in_order(point["jobs"], order, lambda j: j["name"])
         if plot is not None:
             doc["plot"] = str(plot)
+        doc["warnings"] = warnings
         print_json(doc)
         return
-    _print(base, scenario)
+    _print(base, scenario, all_)
     if points is not None:
         t = Table(title="curve", header_style="bold", title_justify="left")
         for col in ("point", "in flight", "IOPS", "bandwidth", "mean latency", "bottleneck"):

@@ -19,7 +19,7 @@ app = typer.Typer(help="Read the results database: list, show, export, delete.",
 
 #: the columns of ``results export --csv``, one row per measured figure.
 CSV_COLUMNS = ("run_id", "status", "started", "target", "sweep_id", "params", "job", "host", "direction",
-               "metric", "value", "unit")
+               "metric", "value", "unit", "predicted", "ratio")
 
 
 def _open(db: Path | None, *, must_exist: bool = True) -> Any:
@@ -118,6 +118,8 @@ def export(
     db: Optional[Path] = DB_OPTION,
 ) -> None:
     """Export runs as CSV (one row per figure) or JSON (one record per run) on stdout."""
+    from ..bench.compare import predicted_figure, rows
+
     if csv_ == json_:
         raise InputError("choose one format: --csv or --json", field="--csv/--json")
     store = _open(db)
@@ -130,16 +132,25 @@ def export(
             for r in records:
                 doc = r.to_json()
                 doc["jobfile"] = r.jobfile
+                if r.predicted is not None and r.measured is not None:
+                    doc["comparison"] = [{"scope": c.scope, "figure": c.figure, "measured": c.measured,
+                                          "predicted": c.predicted, "ratio": c.ratio}
+                                         for c in rows(doc, r.predicted)]
                 docs.append(doc)
             print_json({"runs": docs})
             return
+        predictions = {r.run_id: r.predicted for r in records}
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         for row in store.measurement_rows(ids):
+            guess = None if row["host"] else predicted_figure(predictions.get(row["run_id"]), job=row["job"],
+                                                              direction=row["direction"], metric=row["metric"])
+            ratio = row["value"] / guess if guess and row["value"] is not None else None
             writer.writerow([row["run_id"], row["status"], row["started"], row["target"], row["sweep_id"],
                              json.dumps(json.loads(row["params"]), sort_keys=True), row["job"] or "",
-                             row["host"] or "", row["direction"], row["metric"], repr(row["value"]), row["unit"]])
+                             row["host"] or "", row["direction"], row["metric"], repr(row["value"]), row["unit"],
+                             "" if guess is None else repr(guess), "" if ratio is None else f"{ratio:.4g}"])
         sys.stdout.write(buffer.getvalue())
 
 

@@ -1,4 +1,4 @@
-"""A candidate configuration, its JSON form (CONTRACT.md ``plan``), and the real scenario it is."""
+"""A candidate configuration, its JSON form (docs/plan.md), and the real scenario it is."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from ..scenario import Clients, DiskGroup, DiskVolume, Scenario, ShareVolume, check_rules
 from ..units import format_ops, format_rate, format_size
+from ..words import a
 from .requirements import Requirements
 
 __all__ = ["DiskChoice", "ShareChoice", "Config", "VOLUME"]
@@ -70,7 +71,7 @@ class ShareChoice:
         word = "channels" if self.protocol == "smb3" else "nconnect"
         large = " large" if self.large else ""
         qos = " manual QoS" if self.manual else ""
-        pool = f" in a {format_size(self.pool)} pool" if self.pool and self.pool > self.size else ""
+        pool = f" in {a(format_size(self.pool))} pool" if self.pool and self.pool > self.size else ""
         return (f"{self.service} {self.level}{large} {format_size(self.size)}{pool} "
                 f"({format_rate(self.throughput, binary=True)}{qos}), {self.protocol} {word} {self.nconnect}")
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..catalog import ServiceLevel
 from ..errors import RuleViolation, SchemaError, UnknownIdError
 from ..units import GiB, TiB, format_rate, format_size
+from ..words import a
 from .cost import pool_step, share_price
 from .requirements import PoolRequest, Requirements
 
@@ -170,7 +171,7 @@ def _plan(level: ServiceLevel, request: PoolRequest) -> PoolPlan:
     sized_by = "pool minimum" if pool == floor and floor >= total_size else (
         "throughput" if for_tp > total_size else "capacity")
     if level.pool_max_size is not None and pool > level.pool_max_size:
-        raise _violation("pool-size", f"the volumes need a {format_size(pool)} pool, over the {level.id} maximum of "
+        raise _violation("pool-size", f"the volumes need {a(format_size(pool))} pool, over the {level.id} maximum of "
                          f"{format_size(level.pool_max_size)}")
     budget = level.pool_budget(pool)
     if level.rate_per_tib is None:  # throughput provisioned apart (ANF Flexible): only what is needed

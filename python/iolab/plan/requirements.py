@@ -1,6 +1,6 @@
 """Requirements files (``iolab plan``): a workload's shape, what it needs, and where to look.
 
-The format is CONTRACT.md's "Requirements file", extended with a few optional search
+The format is docs/plan.md's requirements file, extended with a few optional search
 fields (``levels``, ``nconnect``, ``max_disks``, ``stripe_size``) and with ``pool:``, a
 second kind of plan that sizes one NetApp capacity pool for several volumes::
 

@@ -4,7 +4,7 @@ A batch holds, for each of its rows (configurations), the monthly cost (NaN when
 catalog has no price for a part), the utilization at the required load of each kind of
 resource (the busiest resource of that kind), the mean latency at that load (seconds,
 inf when a resource is saturated), and how to rebuild a row's :class:`Config`.
-Resource kinds are MODEL.md's, plus ``capacity`` (required over usable bytes).
+Resource kinds are docs/model.md's, plus ``capacity`` (required over usable bytes).
 """
 
 from __future__ import annotations

@@ -1,0 +1,110 @@
+"""Usage errors and usage lines: the command-line parser's refusals as one ``error:`` line,
+and usage lines as a person writes them (``plan [OPTIONS] FILE``), ``-h`` as ``--help``."""
+
+from __future__ import annotations
+
+import re
+import types
+from typing import Any
+
+import typer
+
+__all__ = ["usage_classes", "usage_message", "build", "HELP_OPTIONS"]
+
+HELP_OPTIONS = ["-h", "--help"]
+
+def usage_classes() -> tuple[type[BaseException], ...]:
+    classes: list[type[BaseException]] = [typer.TyperException] if hasattr(typer, "TyperException") else []
+    try:  # Typer releases that use click itself
+        import click
+
+        classes.append(click.ClickException)
+    except ImportError:  # pragma: no cover - Typer vendors click
+        pass
+    return tuple(classes)
+
+
+_REWRITES = [
+    (re.compile(r"^Value error, "), ""),
+    (re.compile(r"^Input should be a valid integer.*$"), "expected a whole number"),
+    (re.compile(r"^Input should be a valid number.*$"), "expected a number"),
+    (re.compile(r"^Input should be greater than or equal to (\S+)$"), r"must be at least \1"),
+    (re.compile(r"^Input should be less than or equal to (\S+)$"), r"must be at most \1"),
+    (re.compile(r"^Input should be greater than (\S+)$"), r"must be more than \1"),
+    (re.compile(r"^Input should be less than (\S+)$"), r"must be less than \1"),
+    (re.compile(r"^Input should be (.+)$"), r"expected \1"),
+    (re.compile(r"^'?(.+?)'? is not a valid integer.*$"), r"expected a whole number, not '\1'"),
+    (re.compile(r"^'?(.+?)'? is not a valid float.*$"), r"expected a number, not '\1'"),
+    (re.compile(r"^(\S+) is not in the range (\S+)<=x<=(\S+)\.?$"), r"must be from \2 to \3, not \1"),
+    (re.compile(r"^(\S+) is not in the range x>=(\S+)\.?$"), r"must be at least \2, not \1"),
+    (re.compile(r"^(\S+) is not in the range x<=(\S+)\.?$"), r"must be at most \2, not \1"),
+]
+
+
+def _hint(param: Any) -> str | None:
+    if param is None:
+        return None
+    if getattr(param, "param_type_name", "") == "argument":
+        return _argument_word(param)
+    opts = [o for o in getattr(param, "opts", []) if o.startswith("--")] or list(getattr(param, "opts", []))
+    return opts[0] if opts else param.name
+
+
+def usage_message(e: BaseException) -> str:
+    """A command-line parser's error as one line: ``FIELD: message (see 'iolab CMD --help')``."""
+    ctx = getattr(e, "ctx", None)
+    param = getattr(e, "param", None)
+    name = type(e).__name__
+    if name in ("BadParameter",) and param is not None:
+        message = str(getattr(e, "message", e)).strip().rstrip(".")
+        for pattern, repl in _REWRITES:
+            message = pattern.sub(repl, message)
+        text = f"{_hint(param)}: {message}"
+    elif name == "MissingParameter" and param is not None:
+        text = f"missing {_hint(param)}"
+    else:
+        text = e.format_message() if hasattr(e, "format_message") else str(e)
+        text = " ".join(text.split()).rstrip(".")
+        text = text.replace(". Did you mean", "; did you mean")
+        text = re.sub(r" \((?:Possible options|Did you mean):? ([^)]*)\)$", r"; did you mean \1?", text)
+        text = text[:1].lower() + text[1:]
+    if ctx is not None and name != "NoArgsIsHelpError":
+        text += f" (see '{ctx.command_path} --help')"
+    return text
+
+
+def _argument_word(param: Any) -> str:
+    """An argument's name as usage lines write it: ``FILE``, ``ID`` (no brackets, no dots)."""
+    return (param.metavar or param.name or "").strip("[].").upper()
+
+
+def _usage_pieces(self: Any, ctx: Any) -> list[str]:
+    """A usage line as a person writes it: ``plan [OPTIONS] FILE``, ``export [OPTIONS] [ID]...``."""
+    pieces = [self.options_metavar] if getattr(self, "options_metavar", None) else []
+    for p in self.get_params(ctx):
+        if getattr(p, "param_type_name", "") != "argument":
+            continue
+        word = _argument_word(p)
+        word = word if p.required else f"[{word}]"
+        pieces.append(word + ("..." if p.nargs != 1 else ""))
+    if hasattr(self, "list_commands"):
+        pieces.append(getattr(self, "subcommand_metavar", None) or "COMMAND [ARGS]...")
+    return pieces
+
+
+def _tidy(command: Any) -> None:
+    """Give every command of the tree person-written usage lines."""
+    command.collect_usage_pieces = types.MethodType(_usage_pieces, command)
+    for p in getattr(command, "params", []):
+        if getattr(p, "param_type_name", "") == "argument":  # FILE, ID... in the help's table too
+            p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")
+    command.context_settings.setdefault("help_option_names", HELP_OPTIONS)
+    for sub in getattr(command, "commands", {}).values():
+        _tidy(sub)
+
+
+def build(app: typer.Typer) -> Any:
+    """The command tree of `app`, ready to run (usage lines, ``-h``)."""
+    command = typer.main.get_command(app)
+    _tidy(command)
+    return command

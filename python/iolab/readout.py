@@ -1,0 +1,122 @@
+"""Reading a simulation beside the model: each cap's utilization as ``predict`` defines it,
+the caps that ran on burst credits, and host caches still warming up.
+
+``predict`` defines a cap's utilization as ``U = Σ X × D``: throughput times the demand of
+one IO at the cap's *sustained* rates. The simulator measures the share of time a cap was
+busy, at whatever rate it ran (a bursting cap runs faster, so it looks less busy). Here the
+simulation's per-class throughput is put through the same ``U = Σ X × D``, so both
+commands print the same figure for the same load; above 100 % a cap served more than its
+sustained rate, which only burst credits allow.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .network import Network
+    from .sim import Simulation
+
+__all__ = ["cap_loads", "BurstUse", "bursts", "WarmUp", "warm_ups", "BURSTING", "rate_bound", "rate_words"]
+
+#: a cap above this share of its sustained rate ran on burst credits
+BURSTING = 1.005
+
+
+def cap_loads(network: Network, sim: Simulation) -> dict[str, float]:
+    """Each cap's utilization (by resource id) as predict defines it: the measured IOPS of
+    every class times its per-IO demand at the sustained rates, background work included."""
+    from .analytic import chains
+
+    iops = {c.name: c.iops for c in sim.classes}
+    loads: dict[str, float] = defaultdict(float)
+    for cid, flat in chains(network).flats.items():
+        x = iops.get(cid, 0.0)
+        for demands in (flat.demand, flat.background):
+            for rid, d in demands.items():
+                loads[rid] += x * d
+    return dict(loads)
+
+
+@dataclass(frozen=True)
+class BurstUse:
+    """A cap that served above its sustained rate: how far above, and its credits."""
+
+    resource: str
+    load: float                  # utilization at the sustained rate (above 1)
+    left: float | None           # share of the bucket left at the end (None: not recorded)
+    empty_in: float | None       # seconds until the bucket empties at the measured drain (None: not draining)
+
+    def to_json(self) -> dict:
+        return {"resource": self.resource, "utilization": self.load, "credits_left": self.left,
+                "empty_in": self.empty_in}
+
+
+def bursts(network: Network, sim: Simulation, loads: dict[str, float]) -> list[BurstUse]:
+    """The caps that ran on burst credits during the measured period, busiest first."""
+    by_id = {r.id: r for r in network.resources}
+    credits = {c.id: c for c in sim.credits}
+    out = []
+    for rid, load in loads.items():
+        res = by_id.get(rid)
+        if res is None or res.cap is None or res.cap.burst is None or load < BURSTING:
+            continue
+        b = res.cap.burst
+        left = empty = None
+        series = credits[rid].series if rid in credits else ()
+        if series:
+            size, pick = (b.credit_ops, "ops") if b.credit_ops else (b.credit_bytes, "bytes")
+            first, last = getattr(series[0], pick), getattr(series[-1], pick)
+            if size and last is not None:
+                left = max(0.0, last / size)
+            if first is not None and last is not None and len(series) > 1 and last < first:
+                empty = last / ((first - last) / (series[-1].t - series[0].t))
+        out.append(BurstUse(res.label, load, left, empty))
+    return sorted(out, key=lambda u: -u.load)
+
+
+@dataclass(frozen=True)
+class WarmUp:
+    """A host cache that started cold: the read hit ratio measured and the warm one."""
+
+    resource: str
+    measured: float
+    warm: float
+
+
+def warm_ups(network: Network, sim: Simulation, *, margin: float = 0.9) -> list[WarmUp]:
+    """Cold host caches whose measured read hit ratio is still below `margin` × the warm one."""
+    out = []
+    measured = {c.id: c.hit_ratio for c in sim.cache}
+    for cache in network.caches:
+        if cache.warm:
+            continue
+        reads = [c for c in network.classes if c.cache == cache.id and c.direction == "read"]
+        total = sum(c.probability for c in reads)
+        warm = sum(c.probability for c in reads if c.outcome == "hit") / total if total else 0.0
+        got = measured.get(cache.id)
+        if got is not None and got < margin * warm:
+            out.append(WarmUp(cache.label, got, warm))
+    return out
+
+
+def rate_bound(network: Network, group_iops: dict[str, float], *, reach: float = 0.98) -> list[tuple[str, float]]:
+    """The scenario's jobs that run at fio's rate limit (``rate_iops``): (job name, the
+    limit of all its clones in IOPS), for jobs whose IOPS reach `reach` of the limit."""
+    limits: dict[str, float] = defaultdict(float)
+    unlimited = set()
+    for j in network.jobs:
+        if j.rate:
+            limits[j.group] += j.rate
+        else:
+            unlimited.add(j.group)
+    return [(g, lim) for g, lim in limits.items()
+            if g not in unlimited and group_iops.get(g, 0.0) >= reach * lim]
+
+
+def rate_words(bound: list[tuple[str, float]]) -> str:
+    """``the rate limit (fio's rate_iops) holds it, not the storage: job oltp at 4,000 IOPS``."""
+    jobs = "; ".join(f"job {g} at {lim:,.0f} IOPS" for g, lim in bound)
+    return f"the rate limit (fio's rate_iops) holds it, not the storage: {jobs}"

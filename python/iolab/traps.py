@@ -1,0 +1,175 @@
+"""Silent traps: input that is valid but almost surely not what its writer meant. Each
+becomes a warning (the input is still used as written), printed as
+``warning: FILE: FIELD: message`` on stderr and listed under ``warnings`` in JSON.
+
+- ``iodepth`` above 1 with a synchronous ioengine (fio's default ``psync``): fio keeps one
+  IO in flight per job whatever the depth, and so does the model.
+- ``4KiB`` in fio options: fio's default ``kb_base=1024`` reads the IEC forms (KiB, MiB,
+  ...) as powers of 1000, so ``bs=4KiB`` is 4,000 bytes (``4k`` is 4,096).
+- A latency given as a bare number (``latency: 2``): read as seconds.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Trap", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique"]
+
+
+@dataclass(frozen=True)
+class Trap:
+    """One warning: where (file, field) and what."""
+
+    message: str
+    file: str | None = None
+    field: str | None = None
+
+    def __str__(self) -> str:
+        where = ": ".join(p for p in (self.file, self.field) if p)
+        return f"{where}: {self.message}" if where else self.message
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "field": self.field, "message": self.message}
+
+
+_IEC = re.compile(r"^(\d+)\s*([kmgtp])ib$", re.IGNORECASE)
+_SIZE_OPTIONS = {"bs", "blocksize", "bsrange", "blocksize_range", "size", "filesize", "io_size", "io_limit",
+                 "offset", "offset_increment", "rate", "rate_min", "ba", "blockalign", "number_ios"}
+
+
+def _iec_pieces(text: str) -> Iterator[tuple[str, int, int]]:
+    """(piece, bytes to fio, bytes meant) for each KiB-style piece of an option value."""
+    for piece in re.split(r"[-,:/]", text):
+        m = _IEC.match(piece.strip())
+        if m:
+            power = "kmgtp".index(m.group(2).lower()) + 1
+            n = int(m.group(1))
+            yield piece.strip(), n * 1000**power, n * 1024**power
+
+
+def _kb_base_trap(option: str, text: str, *, file: str | None, field: str) -> list[Trap]:
+    out = []
+    for piece, fio_bytes, meant in _iec_pieces(text):
+        short = piece.rstrip("bB").rstrip("iI").lower()
+        out.append(Trap(f"{option}={piece} is {fio_bytes:,} bytes to fio, not {meant:,}: fio's default "
+                        f"kb_base=1024 reads KiB, MiB, ... as powers of 1000; write {short} for {meant:,} bytes",
+                        file, field))
+    return out
+
+
+def _options_of(entry: Any, base: Path) -> list[tuple[str, str]]:
+    """The (option, value) texts of one raw job entry: a mapping, {fio: ...} or {fio_file: ...}."""
+    if not isinstance(entry, dict):
+        return []
+    if isinstance(entry.get("fio"), str):
+        pairs = []
+        try:
+            words = shlex.split(entry["fio"])
+        except ValueError:
+            return []
+        for w in words:
+            if w.startswith("--") and "=" in w:
+                k, _, v = w[2:].partition("=")
+                pairs.append((k, v))
+        return pairs
+    if isinstance(entry.get("fio_file"), str):
+        try:
+            text = (base / entry["fio_file"]).read_text()
+        except (OSError, UnicodeDecodeError):
+            return []
+        return [(k.strip(), v.strip()) for k, _, v in
+                (ln.partition("=") for ln in text.splitlines() if "=" in ln and not ln.lstrip().startswith(("#", ";")))]
+    return [(str(k), str(v)) for k, v in entry.items() if isinstance(v, (str, int))]
+
+
+def job_traps(jobs: Iterable[Any], raw_jobs: Any, *, file: str | None, base: Path) -> list[Trap]:
+    """Warnings about a file's jobs: `jobs` are the parsed ones (each with ``fio`` and
+    ``field``), `raw_jobs` the ``jobs:`` list as written (for the units it used)."""
+    out: list[Trap] = []
+    for i, entry in enumerate(raw_jobs if isinstance(raw_jobs, list) else []):
+        pairs = _options_of(entry, base)
+        if any(k == "kb_base" for k, _ in pairs):
+            continue
+        given_as = next((k for k in ("fio", "fio_file") if isinstance(entry, dict) and k in entry), None)
+        for k, v in pairs:
+            if k in _SIZE_OPTIONS:
+                out.extend(_kb_base_trap(k, v, file=file, field=f"jobs[{i}].{given_as or k}"))
+    for j in jobs:
+        trap = _sync_depth_trap(j.fio, file=file, field=f"{j.field}.iodepth")
+        if trap:
+            out.append(trap)
+    return out
+
+
+def _sync_depth_trap(f: Any, *, file: str | None, field: str) -> Trap | None:
+    if not (f.iodepth > 1 and f.synchronous):
+        return None
+    per = "each of its jobs keeps" if f.numjobs > 1 else "it keeps"
+    default = " (fio's default)" if f.ioengine == "psync" else ""
+    return Trap(f"job {f.name}: iodepth={f.iodepth} has no effect with the synchronous ioengine {f.ioengine}"
+                f"{default}: {per} one IO in flight, and so does the prediction; for {f.iodepth} in flight use an "
+                "asynchronous engine: ioengine=libaio (iolab bench run: --ioengine libaio)", file, field)
+
+
+def jobfile_traps(path: Path) -> list[Trap]:
+    """Warnings about a fio job file's sizes (``bs=4KiB``) unless it sets ``kb_base``."""
+    pairs = _options_of({"fio_file": path.name}, path.parent)
+    if any(k == "kb_base" for k, _ in pairs):
+        return []
+    return [t for k, v in pairs if k in _SIZE_OPTIONS for t in _kb_base_trap(k, v, file=str(path), field=k)]
+
+
+def unique(traps: Iterable[Trap]) -> list[Trap]:
+    """Each message once (a flag and a file can point at the same trap)."""
+    seen: set[str] = set()
+    return [t for t in traps if not (t.message in seen or seen.add(t.message))]  # type: ignore[func-returns-value]
+
+
+def flag_traps(flags: dict[str, Any], fio_jobs: Iterable[Any]) -> list[Trap]:
+    """Warnings about ``iolab bench run``'s fio-style flags and the jobs they make."""
+    out: list[Trap] = []
+    for name in ("bs", "size"):
+        if isinstance(flags.get(name), str):
+            out.extend(_kb_base_trap(name, flags[name], file=None, field=f"--{name}"))
+    for f in fio_jobs:
+        trap = _sync_depth_trap(f, file=None, field="--iodepth" if flags.get("iodepth") else None)
+        if trap:
+            out.append(trap)
+    return out
+
+
+def _bare_latencies(data: Any, path: str) -> Iterator[tuple[str, float]]:
+    if isinstance(data, dict):
+        for k, v in data.items():
+            here = f"{path}.{k}" if path else str(k)
+            if path == "" and k == "jobs":
+                continue  # fio's own options: its own time units
+            if "latency" in str(k) and isinstance(v, (int, float)) and not isinstance(v, bool):
+                yield here, v
+            else:
+                yield from _bare_latencies(v, here)
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _bare_latencies(v, f"{path}[{i}]")
+
+
+def file_traps(data: Any, *, file: str | None) -> list[Trap]:
+    """Warnings about a scenario or requirements file's own fields (not its jobs)."""
+    return [Trap(f"{v:g} has no unit and is read as {v:g} s; write {v:g}ms if you meant milliseconds "
+                 f"(or {v:g}s to keep seconds and silence this)", file, field)
+            for field, v in _bare_latencies(data, "")]
+
+
+def traps_of(loaded: Any) -> list[Trap]:
+    """Every warning about a loaded scenario or requirements file (``file`` and ``jobs``)."""
+    from .schema import load_yaml
+
+    data = load_yaml(loaded.file)
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    return file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
+                                                          base=Path(loaded.file).parent)
