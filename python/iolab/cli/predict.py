@@ -24,6 +24,7 @@ KIND_WORDS = {
     "network": "the VM's network egress caps", "connection": "the client's connections limit",
     "session": "the NFSv4.1 session slots limit", "service": "the service's throughput limit caps",
     "device": "the device limits", "client": "the client limits",
+    "cpu": "the client's CPU limits",
 }
 
 
