@@ -29,6 +29,10 @@ CATALOG_OPTION = typer.Option(
     None, "--catalog", help="An extra catalog file that adds and overrides entries (repeatable).",
     show_default=False, metavar="FILE",
 )
+CALIBRATION_OPTION = typer.Option(
+    None, "--calibration", help="A calibration file (iolab calibrate -o) whose fitted values override the "
+    "scenario's.", show_default=False, metavar="FILE",
+)
 
 
 def run(app: typer.Typer, argv: list[str] | None = None) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..prediction import Prediction
 
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, print_json
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -114,6 +114,7 @@ def predict(
     sweep: Optional[str] = typer.Option(None, "--sweep", help="Predict a curve: iodepth=1,2,4,... or numjobs=..."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw latency against IOPS (.png or .svg)."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
     from ..prediction import predict as run_predict, sweep as run_sweep
@@ -122,6 +123,10 @@ def predict(
     if plot is not None:
         check_plot_path(plot)
     s = load_scenario(scenario, catalog or ())
+    if calibration is not None:
+        from ..calibrate import apply_calibration
+
+        s = apply_calibration(s, calibration)
     base = run_predict(s)
     points = None
     if sweep is not None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
-from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
+from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
@@ -103,6 +103,7 @@ def simulate(
     interval: Optional[str] = typer.Option(None, "--interval", help="Width of one point of the IOPS series."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw percentiles, the IOPS series and credits (.png/.svg)."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Simulate a scenario event by event: latency percentiles and behaviour over time."""
     from ..compile import compile_scenario
@@ -114,6 +115,10 @@ def simulate(
     if plot is not None:
         check_plot_path(plot)
     s = load_scenario(scenario, catalog or ())
+    if calibration is not None:
+        from ..calibrate import apply_calibration
+
+        s = apply_calibration(s, calibration)
     network = compile_scenario(s)
     dur, rmp, ivl = _duration(duration, "--duration"), _duration(ramp, "--ramp"), _duration(interval, "--interval")
     if rmp is None:
