@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     doc = run(args.dir, args.runtime)
     held = doc["held_out"]
-    worst = max(abs(p["after"]["error"]["iops"]) for p in held)
+    worst = max(abs(p["error_after"]["iops"]) for p in held)
     ok = worst <= TARGET
     if args.json:
         print(json.dumps({"worst_held_out_iops_error": worst, "target": TARGET, "ok": ok, **doc}, indent=2))
@@ -86,15 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {platform.node()} ({platform.system()} {platform.release()}), {os.cpu_count()} cores, "
           f"directory {args.dir}")
     for p in doc["parameters"]:
-        print(f"  {p['parameter']}: {p['value']:.4g} (±{(p['relative_error'] or 0) * 100:.0f} %"
-              f"{', not identified' if not p['identified'] else ''})")
+        if not p["fixed"]:
+            print(f"  {p['name']}: {p['after']:.4g} (±{(p['relative_error'] or 0) * 100:.0f} %"
+                  f"{', not identified' if not p['identifiable'] else ''})")
     print(f"{'point':28} {'measured IOPS':>14} {'predicted':>10} {'error':>8}  {'latency meas.':>13} {'pred.':>9}")
     for tag, rows in (("fit", doc["points"]), ("held out", held)):
         for row in rows:
-            a = row["after"]
-            m, p = a["measured"], a["predicted"]
-            print(f"{tag + ': ' + a['point']:28} {m['iops']:>14,.0f} {p['iops'] or 0:>10,.0f} "
-                  f"{a['error']['iops'] * 100:>+7.1f}%  {m['latency.mean'] * 1e6:>10.0f} us "
+            m, p = row["measured"], row["after"]
+            print(f"{tag + ': ' + row['point']:28} {m['iops']:>14,.0f} {p['iops'] or 0:>10,.0f} "
+                  f"{row['error_after']['iops'] * 100:>+7.1f}%  {m['latency.mean'] * 1e6:>10.0f} us "
                   f"{(p['latency.mean'] or 0) * 1e6:>6.0f} us")
     print(f"worst held-out IOPS error {worst * 100:.1f} % (target {TARGET * 100:.0f} %): {'met' if ok else 'NOT met'}")
     for w in doc["warnings"]:

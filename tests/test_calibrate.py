@@ -56,11 +56,14 @@ def test_known_parameters_are_recovered_within_two_percent(iolab, tmp_path):
     r = iolab(f"calibrate {start} --sweep 1 --db {db} -o {out} --json")
     assert r.code == 0, r.err
     doc = r.json()
-    got = {p["parameter"].rsplit(".", 1)[1]: p for p in doc["parameters"]}
+    got = {p["name"].rsplit(".", 1)[1]: p for p in doc["parameters"]}
     for name, value in TRUE.items():
-        assert got[name]["identified"], got[name]
-        assert got[name]["value"] == pytest.approx(value, rel=0.02), name
+        assert got[name]["identifiable"] and not got[name]["fixed"], got[name]
+        assert got[name]["after"] == pytest.approx(value, rel=0.02), name
+    assert got["iops"]["fixed"] and got["iops"]["identifiable"] is None
     assert doc["rms_log_after"] < 0.01 < doc["rms_log_before"]
+    assert doc["error_after"]["iops"] < 0.01 < doc["error_before"]["iops"]
+    assert [p["run_id"] for p in doc["points"]] == list(range(1, 8))
     assert not doc["warnings"]
     written = yaml.safe_load(out.read_text())
     assert written["volumes"]["disk"]["device"]["cpu_per_io"] == pytest.approx(25e-6, rel=0.02)
@@ -73,11 +76,11 @@ def test_a_named_cap_is_fitted_and_a_published_one_held(iolab, tmp_path):
     db = _runs(tmp_path, [1, 4, 16, 64], truth="{iops: 50000, read_latency: 150us, write_latency: 60us, cpu_per_io: 25us}")
     start = _scenario(tmp_path / "s.yaml", "{iops: 30000, read_latency: 150us, write_latency: 60us, cpu_per_io: 25us}")
     held = iolab(f"calibrate {start} --sweep 1 --db {db} --json").json()
-    assert "volumes.disk.device.iops" in held["held"]
+    assert next(p for p in held["parameters"] if p["name"] == "volumes.disk.device.iops")["fixed"]
     assert held["rms_log_after"] > 0.1  # the wrong cap, held, keeps the error
     fitted = iolab(f"calibrate {start} --sweep 1 --db {db} --fit iops --hold cpu_per_io --json").json()
-    caps = {p["parameter"]: p for p in fitted["parameters"]}
-    assert caps["volumes.disk.device.iops"]["value"] == pytest.approx(50_000, rel=0.02)
+    caps = {p["name"]: p for p in fitted["parameters"]}
+    assert caps["volumes.disk.device.iops"]["after"] == pytest.approx(50_000, rel=0.02)
     assert fitted["rms_log_after"] < 0.02
 
 
@@ -87,13 +90,13 @@ def test_data_that_cannot_identify_a_parameter_gets_the_warning(iolab, tmp_path)
     r = iolab(f"calibrate {start} --runs 1 --db {db} --json")
     assert r.code == 0, r.err
     doc = r.json()
-    cpu = next(p for p in doc["parameters"] if p["parameter"].endswith("cpu_per_io"))
-    assert not cpu["identified"]
+    cpu = next(p for p in doc["parameters"] if p["name"].endswith("cpu_per_io"))
+    assert cpu["identifiable"] is False
     assert "cannot identify volumes.disk.device.cpu_per_io" in cpu["warning"]
     assert any("cpu_per_io" in w for w in doc["warnings"])
     assert "cpu_per_io" not in doc["overrides"]["volumes"]["disk"]["device"]  # left unset, not guessed
-    lat = next(p for p in doc["parameters"] if p["parameter"].endswith("read_latency"))
-    assert lat["identified"] and lat["value"] == pytest.approx(150e-6, rel=0.02)
+    lat = next(p for p in doc["parameters"] if p["name"].endswith("read_latency"))
+    assert lat["identifiable"] and lat["after"] == pytest.approx(150e-6, rel=0.02)
     text = iolab(f"calibrate {start} --runs 1 --db {db}")
     assert "warning: the data cannot identify volumes.disk.device.cpu_per_io" in text.err
 
@@ -117,8 +120,9 @@ def test_held_out_runs_are_predicted_not_fitted(iolab, tmp_path):
     db = _runs(tmp_path, [1, 2, 4, 8, 16, 32, 64])
     start = _scenario(tmp_path / "s.yaml", "{read_latency: 100us, write_latency: 100us}")
     doc = iolab(f"calibrate {start} --runs 1,2,3,5,7 --validate 4,6 --db {db} --json").json()
-    assert [p["after"]["run_id"] for p in doc["held_out"]] == [4, 6]
-    assert all(abs(p["after"]["error"]["iops"]) < 0.02 for p in doc["held_out"])
+    assert [p["run_id"] for p in doc["held_out"]] == [4, 6]
+    assert all(abs(p["error_after"]["iops"]) < 0.02 for p in doc["held_out"])
+    assert doc["held_out_error_after"]["iops"] < 0.02
 
 
 def test_existing_output_is_left_intact_without_force(iolab, tmp_path):

@@ -87,12 +87,14 @@ def calibrate(
     if output is not None:
         write_output(output, render(doc), force=force)
     if json_:
+        fitted = {e.parameter.path: e for e in result.estimates}
         print_json({
             "scenario": str(scenario), "database": path, "runs": run_ids, "sweep": sweep,
-            "parameters": [e.to_json() for e in result.estimates],
-            "held": [p.path for p in cands if p.path not in {q.path for q in params}],
-            "points": [{"before": b.to_json(), "after": a.to_json()} for b, a in zip(result.before, result.after)],
-            "held_out": [{"before": b.to_json(), "after": a.to_json()} for b, a in zip(validation_before, validation)],
+            "parameters": [_parameter(p, fitted.get(p.path)) for p in cands],
+            "points": _points(result.before, result.after),
+            "error_before": _mape(result.before), "error_after": _mape(result.after),
+            "held_out": _points(validation_before, validation),
+            "held_out_error_before": _mape(validation_before), "held_out_error_after": _mape(validation),
             "rms_log_before": result.rms_before, "rms_log_after": result.rms_after,
             "warnings": list(result.warnings), "notes": notes + held_notes,
             "overrides": {k: v for k, v in doc.items() if k not in ("version", "calibration")},
@@ -100,6 +102,32 @@ def calibrate(
         })
         return
     _print(result, validation_before, validation, notes + held_notes, output)
+
+
+def _parameter(p: Any, e: Any) -> dict[str, Any]:
+    """A parameter as the JSON gives it: ``before``/``after`` values (base units), ``fixed``
+    (held, not fitted) and ``identifiable`` (None for a fixed one)."""
+    doc: dict[str, Any] = {"name": p.path, "unit": p.unit, "before": p.start if p.given else None}
+    if e is None:
+        return {**doc, "after": doc["before"], "fixed": True, "identifiable": None}
+    return {**doc, "after": e.value, "fixed": False, "identifiable": e.identified, "fitted": e.fitted,
+            "relative_error": e.relative_error, "sensitivity": round(e.sensitivity, 6), "warning": e.warning}
+
+
+def _points(before: list, after: list) -> list[dict[str, Any]]:
+    return [{"run_id": b.run_id, "point": b.label, "measured": dict(b.measured), "before": dict(b.predicted),
+             "after": dict(a.predicted), "error_before": b.errors, "error_after": a.errors}
+            for b, a in zip(before, after)]
+
+
+def _mape(points: list) -> dict[str, float]:
+    """Mean absolute relative error of each figure across the points."""
+    out: dict[str, list[float]] = {}
+    for p in points:
+        for name, err in p.errors.items():
+            if err is not None:
+                out.setdefault(name, []).append(abs(err))
+    return {name: sum(v) / len(v) for name, v in out.items()}
 
 
 def _print(result: Any, held_before: list, held_after: list, notes: list[str], output: Path | None) -> None:
