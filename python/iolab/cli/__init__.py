@@ -38,7 +38,7 @@ def _root(
 
 
 def _register() -> None:
-    from . import bench, calibrate, catalog, check, plan, predict, results, simulate
+    from . import bench, calibrate, catalog, check, plan, predict, report, results, simulate
 
     app.add_typer(catalog.app, name="catalog")
     app.command("check")(check.check)
@@ -48,6 +48,7 @@ def _register() -> None:
     app.add_typer(bench.app, name="bench")
     app.add_typer(results.app, name="results")
     app.command("calibrate")(calibrate.calibrate)
+    app.command("report")(report.report)
 
 
 _register()

@@ -28,7 +28,10 @@ def write_output(path: Path, text: str, *, force: bool, option: str = "--output"
     """Write `text` to `path` atomically (see :func:`check_output` for what is refused)."""
     check_output(path, force=force, option=option)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         if path.exists() and not force:  # appeared while we worked
