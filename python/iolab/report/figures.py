@@ -1,6 +1,7 @@
 """Figures as inline SVG text (matplotlib, Agg; text drawn as paths so no font is fetched).
 
-Each figure gets its own id salt, so that several figures on one page never share an SVG id.
+Every id inside a figure gets the figure's own prefix (and every reference to it), so that
+several figures on one page never share an SVG id.
 """
 
 from __future__ import annotations
@@ -17,6 +18,19 @@ __all__ = ["Point", "latency_curve", "percentiles", "bars", "ratios"]
 
 _COUNTER = itertools.count(1)
 _PROLOGUE = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<metadata>.*?</metadata>", re.S)
+_IDS = re.compile(r'(\bid=")([^"]+)"|((?:xlink:)?href="#)([^"]+)"|(url\(#)([^)]+)\)')
+
+
+def _own_ids(svg: str, prefix: str) -> str:
+    """Prefix every id, and every reference to one, with `prefix`."""
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1):
+            return f'{m.group(1)}{prefix}{m.group(2)}"'
+        if m.group(3):
+            return f'{m.group(3)}{prefix}{m.group(4)}"'
+        return f"{m.group(5)}{prefix}{m.group(6)})"
+
+    return _IDS.sub(sub, svg)
 
 
 @dataclass(frozen=True)
@@ -36,7 +50,8 @@ def _figure(width: float = 7.6, height: float = 4.2) -> Iterator[tuple[Any, Any,
     import matplotlib.pyplot as plt
 
     out: list[str] = []
-    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": f"iolab-figure-{next(_COUNTER)}",
+    n = next(_COUNTER)
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": f"iolab-figure-{n}",
                                 "font.size": 9}):
         fig, ax = plt.subplots(figsize=(width, height), dpi=100)
         try:
@@ -44,7 +59,7 @@ def _figure(width: float = 7.6, height: float = 4.2) -> Iterator[tuple[Any, Any,
             fig.tight_layout()
             buf = io.StringIO()
             fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-            out.append(_PROLOGUE.sub("", buf.getvalue()).strip())
+            out.append(_own_ids(_PROLOGUE.sub("", buf.getvalue()).strip(), f"f{n}-"))
         finally:
             plt.close(fig)
 
