@@ -254,11 +254,15 @@ def chromium():
     return CHROMIUM
 
 
-def test_every_report_renders_in_chromium_and_loads_nothing(chromium, reports, tmp_path, tmp_path_factory):
+#: where the screenshots are kept after the run (git-ignored): one PNG per report kind.
+SHOTS = ROOT / "build" / "test-artifacts" / "report-screenshots"
+
+
+def test_every_report_renders_in_chromium_and_loads_nothing(chromium, reports, tmp_path):
     from matplotlib.image import imread
 
-    shots = tmp_path_factory.getbasetemp() / "report-screenshots"
-    shots.mkdir(exist_ok=True)
+    shots = SHOTS
+    shots.mkdir(parents=True, exist_ok=True)
     proxy = Proxy()
     try:
         # The probe works: a page that fetches from the network is seen by the proxy.

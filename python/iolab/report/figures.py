@@ -101,7 +101,11 @@ def percentiles(series: Mapping[str, Mapping[str, float]], *, title: str) -> str
                 ax.plot(xs, [lat[k] * 1e3 for k in xs], "o-", label=name, linewidth=1.4, markersize=4)
             if lat.get("mean"):
                 ax.axhline(lat["mean"] * 1e3, linestyle=":", linewidth=0.8, alpha=0.6)
+        from matplotlib.ticker import FormatStrFormatter, NullFormatter
+
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FormatStrFormatter("%g"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("percentile (dotted: means)")
         ax.set_ylabel("latency (ms)")
         ax.set_title(title)
