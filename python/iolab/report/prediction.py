@@ -13,11 +13,15 @@ __all__ = ["prediction_section", "curve"]
 
 
 def curve(scenario: Any, doc: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    """The predicted curve over iodepth 1, 2, 4, ... up to 4× the knee (or the scenario's own depth)."""
+    """The predicted curve over iodepth 1, 2, 4, ... up to 4× the knee (or the scenario's own
+    depth); up to 64 when nothing caps the path (no knee)."""
+    import math
+
     from ..prediction import sweep
 
     jobs = max(1, sum(j.fio.numjobs for j in scenario.jobs))
-    knee = max(1.0, float(doc.get("knee_outstanding") or 1.0))
+    knee = float(doc.get("knee_outstanding") or 1.0)
+    knee = max(1.0, knee if math.isfinite(knee) else 16.0 * len(scenario.jobs))
     depth = max(1, int(float(doc.get("outstanding") or 1) // jobs))
     top = max(depth, int(4 * knee / max(1, len(scenario.jobs))), 2)
     values, v = [], 1
