@@ -165,3 +165,51 @@ def test_a_calibration_naming_an_unknown_volume_is_refused(iolab, tmp_path):
     cal.write_text("version: 1\nvolumes:\n  disk:\n    device: {read_latency: -1ms}\n")
     r = iolab(f"predict {start} --calibration {cal}")
     assert r.code == 2 and r.err.startswith(f"error: {cal}: volumes.disk.device.read_latency:")
+
+
+def test_a_disk_latency_fitted_here_carries_into_plan(iolab, tmp_path):
+    """Runs of four P30 measured at 3 ms: the calibration's catalog section gives plan that
+    latency for P30, so P30 configurations predict slower there."""
+    from iolab.bench.compare import predicted
+    from iolab.bench.jobs import override
+    from iolab.bench.record import Figures, Measured, RunRecord
+    from iolab.bench.store import ResultsStore
+    from iolab.scenario import load_scenario
+
+    example = (Path(__file__).resolve().parent.parent / "examples" / "oltp-ds13-p30.yaml").read_text()
+    truth = tmp_path / "truth.yaml"
+    truth.write_text(example.replace("latency: 2ms", "latency: 3ms"))
+    start = tmp_path / "start.yaml"
+    start.write_text(example)
+    s = load_scenario(truth)
+    db = tmp_path / "runs.db"
+    with ResultsStore(db) as store:
+        for d in (1, 2, 4):
+            doc = predicted(s, override([j.fio for j in s.jobs], {"iodepth": d}))
+            store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:10+00:00",
+                                 jobfile="", params={"iodepth": d},
+                                 measured=Measured(Figures(doc["iops"], doc["bandwidth"], {"mean": doc["latency"]["mean"]}))))
+    cal = tmp_path / "cal.yaml"
+    r = iolab(f"calibrate {start} --runs 1,2,3 --db {db} -o {cal} --json")
+    assert r.code == 0, r.err
+    assert r.json()["catalog"]["disks"]["P30"]["read_latency"] == pytest.approx(3e-3, rel=0.02)
+    req = Path(__file__).resolve().parent.parent / "examples" / "oltp-requirements.yaml"
+
+    def p30_latency(*extra: str) -> float:
+        doc = iolab("plan", str(req), "--json", "--top", "20", *extra).json()
+        return min(c["prediction"]["latency"]["mean"] for c in doc["candidates"]
+                   if c["config"]["disks"][0]["sku"] == "P30" and c["config"]["vm"] == "Standard_D16s_v5"
+                   and c["config"]["disks"][0]["count"] == 4)
+
+    assert p30_latency("--calibration", str(cal)) > p30_latency() * 1.2
+
+
+def test_plan_refuses_a_calibration_without_catalog_values(iolab, tmp_path):
+    db = _runs(tmp_path, [1, 4, 16])
+    start = _scenario(tmp_path / "s.yaml", "{read_latency: 100us, write_latency: 100us}")
+    cal = tmp_path / "cal.yaml"
+    assert iolab(f"calibrate {start} --sweep 1 --db {db} -o {cal}").code == 0
+    req = Path(__file__).resolve().parent.parent / "examples" / "oltp-requirements.yaml"
+    r = iolab(f"plan {req} --calibration {cal}")
+    assert r.code == 2
+    assert r.err.startswith(f"error: {cal}: catalog: has no catalog values for plan to use")

@@ -2,6 +2,10 @@
 (``volumes:``, ``clients:``), and a ``calibration:`` section recording where they came from
 (scenario, results database, runs or sweep), every estimate and the residuals before and
 after. ``predict`` and ``simulate`` take it with ``--calibration FILE``.
+
+Fitted latencies of catalog rows (a disk SKU's, a service level's) are also written as a
+``catalog:`` section in the shape of a catalog file, which ``plan --calibration FILE``
+reads: the planner then uses the measured latency for that SKU or level.
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from ..schema import load_yaml, top_level, validate
 from .fit import Fit
 from .parameters import display, split_path
 
-__all__ = ["overrides", "document", "render", "apply_calibration", "TOP"]
+__all__ = ["overrides", "catalog_overrides", "document", "render", "apply_calibration", "calibration_catalog", "TOP"]
 
-TOP = ("version", "calibration", "clients", "volumes")
+TOP = ("version", "calibration", "clients", "volumes", "catalog")
 
 
 def overrides(values: Mapping[str, float]) -> dict[str, Any]:
@@ -44,8 +48,28 @@ def overrides(values: Mapping[str, float]) -> dict[str, Any]:
     return root
 
 
+def catalog_overrides(s: Scenario, values: Mapping[str, float]) -> dict[str, Any]:
+    """Fitted latencies that belong to catalog rows, as a catalog file's sections: a disk
+    group's ``latency`` → ``disks.SKU.read_latency``/``write_latency``; a share's
+    ``latency`` → ``services.LEVEL_ID.latency``. Caps are what one buys: never carried."""
+    out: dict[str, dict[str, Any]] = {}
+    for path, value in sorted(values.items()):
+        parts = split_path(path)
+        if parts[0] != "volumes" or parts[-1] != "latency":
+            continue
+        vol = s.volumes[str(parts[1])]
+        v = float(f"{value:.6g}")
+        if isinstance(vol, DiskVolume) and len(parts) == 5:
+            sku = s.catalog.disk(vol.disks[int(parts[3])].sku).id
+            out.setdefault("disks", {})[sku] = {"read_latency": v, "write_latency": v}
+        elif isinstance(vol, ShareVolume) and len(parts) == 3:
+            level = s.catalog.service(vol.service, vol.level).id
+            out.setdefault("services", {})[level] = {"latency": v}
+    return out
+
+
 def document(fit: Fit, *, scenario: str, database: str, runs: Sequence[int], sweep: int | None,
-             validation: Sequence[Any] = ()) -> dict[str, Any]:
+             validation: Sequence[Any] = (), catalog: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The calibration file's content (see the module docstring)."""
     def errors(points: Sequence[Any]) -> list[dict[str, Any]]:
         return [{"run_id": p.run_id, "point": p.label,
@@ -67,7 +91,10 @@ def document(fit: Fit, *, scenario: str, database: str, runs: Sequence[int], swe
         section["residuals"]["held_out"] = errors(validation)
     if fit.warnings:
         section["warnings"] = list(fit.warnings)
-    return {"version": 1, "calibration": section, **overrides(fit.values)}
+    doc = {"version": 1, "calibration": section, **overrides(fit.values)}
+    if catalog:
+        doc["catalog"] = {"version": 1, **catalog}
+    return doc
 
 
 def render(doc: Mapping[str, Any]) -> str:
@@ -126,9 +153,28 @@ def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
         assert model in (DeviceVolume, DiskVolume, ShareVolume)
         volumes[name] = validate(model, _merge(vol.model_dump(exclude_none=True), raw), file=file,
                                  root_field=f"volumes.{name}")
+    if data.get("catalog") is not None and not isinstance(data["catalog"], dict):
+        raise SchemaError("expected a catalog file's sections (disks, services, ...)", file=file, field="catalog")
     calibrated = replace(s, clients=clients, volumes=volumes)
     try:
         check_rules(calibrated)
     except InputError as e:
         raise e.located(file=file) from None
     return calibrated
+
+
+def calibration_catalog(path: str | Path, directory: str | Path) -> Path:
+    """The calibration file's ``catalog:`` section written as a catalog file in `directory`
+    (for ``plan``, which reads catalog files). Raises InputError when the file has none
+    (it calibrates a generic device or the client, which plan does not choose)."""
+    file = str(path)
+    data = top_level(load_yaml(path), file=file, allowed=TOP, what="calibration",
+                     expect="a calibration section and overrides")
+    section = data.get("catalog")
+    if not isinstance(section, dict) or not (section.keys() - {"version"}):
+        raise SchemaError("has no catalog values for plan to use: it calibrates no disk SKU or service level "
+                          "(a generic device or the client's caps apply to its own scenario only)",
+                          file=file, field="catalog")
+    out = Path(directory) / Path(file).name
+    out.write_text(f"# the catalog section of {file}\n" + yaml.safe_dump(section, sort_keys=False))
+    return out

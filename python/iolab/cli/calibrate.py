@@ -83,7 +83,10 @@ def calibrate(
     result = fit(s, params, obs)
     validation = point_errors(scenario_with(s, result.values), held_obs) if held_obs else []
     validation_before = point_errors(s, held_obs) if held_obs else []
-    doc = document(result, scenario=str(scenario), database=path, runs=run_ids, sweep=sweep, validation=validation)
+    from ..calibrate.calibration import catalog_overrides
+
+    doc = document(result, scenario=str(scenario), database=path, runs=run_ids, sweep=sweep, validation=validation,
+                   catalog=catalog_overrides(s, result.values))
     if output is not None:
         write_output(output, render(doc), force=force)
     if json_:
@@ -97,7 +100,8 @@ def calibrate(
             "held_out_error_before": _mape(validation_before), "held_out_error_after": _mape(validation),
             "rms_log_before": result.rms_before, "rms_log_after": result.rms_after,
             "warnings": list(result.warnings), "notes": notes + held_notes,
-            "overrides": {k: v for k, v in doc.items() if k not in ("version", "calibration")},
+            "overrides": {k: v for k, v in doc.items() if k not in ("version", "calibration", "catalog")},
+            "catalog": doc.get("catalog"),
             "output": None if output is None else str(output),
         })
         return

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..plan import Plan, PoolResult
 
 from ..units import format_duration, format_ops, format_rate, format_size
-from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, print_json
 
 
 def plan(
@@ -24,11 +24,19 @@ def plan(
     json_: bool = JSON_OPTION,
     top: int = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
+    import tempfile
+
     from ..plan import PoolResult, load_requirements, plan as run_plan
 
-    req = load_requirements(file, catalog or ())
+    with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
+        if calibration is not None:
+            from ..calibrate.calibration import calibration_catalog
+
+            catalog = [*(catalog or []), calibration_catalog(calibration, tmp)]
+        req = load_requirements(file, catalog or ())
     result = run_plan(req, top=top)
     if json_:
         print_json(result.to_json())
