@@ -213,3 +213,35 @@ def test_plan_refuses_a_calibration_without_catalog_values(iolab, tmp_path):
     r = iolab(f"plan {req} --calibration {cal}")
     assert r.code == 2
     assert r.err.startswith(f"error: {cal}: catalog: has no catalog values for plan to use")
+
+
+def test_percentiles_are_set_beside_the_simulators(iolab, tmp_path):
+    """Runs whose percentiles are the simulator's at the true parameters: after the fit the
+    simulated p50 and p99 match them; before (a wrong latency) they do not."""
+    from iolab.bench.compare import predicted
+    from iolab.bench.jobs import override
+    from iolab.bench.record import Figures, Measured, RunRecord
+    from iolab.bench.store import ResultsStore
+    from iolab.calibrate.fit import _simulated
+    from iolab.calibrate.observations import Observation
+    from iolab.cli.calibrate import SIMULATED_IOS
+    from iolab.scenario import load_scenario
+
+    s = load_scenario(_scenario(tmp_path / "truth.yaml", TRUTH, "randread"))
+    db = tmp_path / "runs.db"
+    with ResultsStore(db) as store:
+        for d in (1, 8, 64):
+            jobs = override([j.fio for j in s.jobs], {"iodepth": d})
+            doc = predicted(s, jobs)
+            sim = _simulated(s, Observation(0, {}, jobs, {}, None), SIMULATED_IOS)  # type: ignore[arg-type]
+            lat = {"mean": doc["latency"]["mean"], "p50": sim["p50"], "p90": sim["p90"], "p99": sim["p99"]}
+            store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:10+00:00",
+                                 jobfile="", params={"iodepth": d},
+                                 measured=Measured(Figures(doc["iops"], doc["bandwidth"], lat))))
+    start = _scenario(tmp_path / "s.yaml", "{read_latency: 300us}", "randread")
+    doc = iolab(f"calibrate {start} --runs 1,2,3 --db {db} --percentiles --json").json()
+    for point in doc["points"]:
+        for key in ("latency.p50", "latency.p99"):
+            assert abs(point["error_after"][key]) < 0.05, (point["point"], key, point["error_after"])
+            assert abs(point["error_before"][key]) > 0.15
+    assert doc["error_after"]["latency.p99"] < 0.05

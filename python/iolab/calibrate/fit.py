@@ -83,15 +83,44 @@ class PointError:
                 "predicted": dict(self.predicted), "error": self.errors}
 
 
-def point_errors(s: Scenario, observations: Sequence[Observation]) -> list[PointError]:
-    """Measured beside predicted at every run, for the scenario as it stands."""
+#: the percentiles set beside the simulator's with ``percentiles=True`` (not fitted).
+PERCENTILES = ("p50", "p90", "p99")
+
+
+def _simulated(s: Scenario, obs: Observation, ios: int) -> dict[str, Any]:
+    """The simulator's total latency (seconds, by key) at this run's jobs; {} when it cannot run."""
+    from dataclasses import replace
+
+    from ..compile import compile_scenario
+    from ..sim import simulate
+
+    by_name = {job.name: job for job in obs.jobs}
+    jobs = tuple(replace(sj, fio=by_name[sj.name]) for sj in s.jobs if sj.name in by_name)
+    try:
+        sim = simulate(compile_scenario(s.replace_jobs(jobs)), ios=ios, seed=1)
+    except IolabError:
+        return {}
+    return dict(sim.total.latency.to_json()) if not sim.partial else {}
+
+
+def point_errors(s: Scenario, observations: Sequence[Observation], *, percentiles: int = 0) -> list[PointError]:
+    """Measured beside predicted at every run, for the scenario as it stands; with
+    `percentiles` (a number of IOs), also the simulator's latency percentiles beside the
+    measured ones."""
     out = []
     for obs in observations:
         doc = _predict(s, obs)
         metrics = _scoped(obs.measured)
         measured = {name: v for name, path in metrics if (v := _get(obs.measured, path))}
-        out.append(PointError(obs.run_id, obs.label, measured,
-                              {name: _get(doc, path) for name, path in metrics if name in measured}))
+        predicted = {name: _get(doc, path) for name, path in metrics if name in measured}
+        if percentiles:
+            sim = _simulated(s, obs, percentiles)
+            for key in PERCENTILES:
+                m = _get(obs.measured, ("latency", key))
+                if m:
+                    measured[f"latency.{key}"] = m
+                    predicted[f"latency.{key}"] = _get(sim, (key,))
+        out.append(PointError(obs.run_id, obs.label, measured, predicted))
     return out
 
 
@@ -163,8 +192,10 @@ def _rms(r: np.ndarray) -> float:
     return float(np.sqrt(np.mean(r ** 2))) if r.size else 0.0
 
 
-def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observation]) -> Fit:
-    """Fit `params` of scenario `s` to `observations` (see the module docstring).
+def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observation], *, percentiles: int = 0) -> Fit:
+    """Fit `params` of scenario `s` to `observations` (see the module docstring); with
+    `percentiles` (IOs to simulate), the per-point errors also set the simulator's latency
+    percentiles beside the measured ones (they are not fitted).
 
     Raises InputError when there is nothing to fit or nothing to fit it to.
     """
@@ -211,5 +242,6 @@ def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observa
     result_fit = Fit(tuple(estimates), (), (), 0.0, 0.0, tuple(warnings))
     final = scenario_with(s, result_fit.values)
     r1 = _log_residuals(final, observations)
-    return Fit(tuple(estimates), tuple(point_errors(s, observations)), tuple(point_errors(final, observations)),
+    return Fit(tuple(estimates), tuple(point_errors(s, observations, percentiles=percentiles)),
+               tuple(point_errors(final, observations, percentiles=percentiles)),
                _rms(r0), _rms(r1), tuple(warnings))

@@ -27,6 +27,10 @@ def parse_ids(texts: list[str] | None, option: str) -> list[int]:
     return out
 
 
+#: IOs the simulator runs per point with --percentiles.
+SIMULATED_IOS = 50_000
+
+
 def _pct(x: float | None) -> str:
     return "" if x is None else f"{x * 100:+.1f} %"
 
@@ -43,6 +47,8 @@ def calibrate(
                                              show_default=False),
     hold: Optional[list[str]] = typer.Option(None, "--hold", metavar="PARAM", help="Hold this parameter at the "
                                              "scenario's value instead of fitting it (repeatable).", show_default=False),
+    percentiles: bool = typer.Option(False, "--percentiles", help="Also set the simulator's p50/p90/p99 "
+                                     "beside the measured ones, before and after (not fitted)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the calibration file here."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     db: Optional[Path] = DB_OPTION,
@@ -80,9 +86,10 @@ def calibrate(
                        peak_bandwidth=max((o.measured["bandwidth"] for o in obs), default=1.0),
                        directions=directions)
     params = select(cands, fit_ or [], hold or [])
-    result = fit(s, params, obs)
-    validation = point_errors(scenario_with(s, result.values), held_obs) if held_obs else []
-    validation_before = point_errors(s, held_obs) if held_obs else []
+    ios = SIMULATED_IOS if percentiles else 0
+    result = fit(s, params, obs, percentiles=ios)
+    validation = point_errors(scenario_with(s, result.values), held_obs, percentiles=ios) if held_obs else []
+    validation_before = point_errors(s, held_obs, percentiles=ios) if held_obs else []
     from ..calibrate.calibration import catalog_overrides
 
     doc = document(result, scenario=str(scenario), database=path, runs=run_ids, sweep=sweep, validation=validation,
@@ -154,11 +161,14 @@ def _print(result: Any, held_before: list, held_after: list, notes: list[str], o
         if not pairs:
             continue
         pt = Table(title=title, header_style="bold", title_justify="left")
-        for col in ("run", "IOPS before", "IOPS after", "latency before", "latency after"):
+        extra = [k for k in ("latency.p50", "latency.p99") if any(k in b.measured for b, _ in pairs)]
+        for col in ("run", "IOPS before", "IOPS after", "latency before", "latency after",
+                    *(f"{k[8:]} {w}" for k in extra for w in ("before", "after"))):
             pt.add_column(col, justify="left" if col == "run" else "right")
         for b, a in pairs:
             pt.add_row(b.label, _pct(b.errors.get("iops")), _pct(a.errors.get("iops")),
-                       _pct(b.errors.get("latency.mean")), _pct(a.errors.get("latency.mean")))
+                       _pct(b.errors.get("latency.mean")), _pct(a.errors.get("latency.mean")),
+                       *(_pct(p.errors.get(k)) for k in extra for p in (b, a)))
         console.print(pt)
     console.print(f"RMS of log(predicted / measured): {result.rms_before:.3f} before, {result.rms_after:.3f} after")
     for w in result.warnings:
