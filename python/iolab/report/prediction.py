@@ -49,7 +49,11 @@ def prediction_section(doc: Mapping[str, Any], *, title: str, scenario_text: str
               [[n, value("iops", p.get("iops")), value("bandwidth", p.get("bandwidth")),
                 latency((p.get("latency") or {}).get("mean"))] for n, p in parts])
     b = doc.get("bottleneck") or {}
-    sec.facts([("bottleneck", f"{b.get('resource')} ({b.get('kind')}, {b.get('utilization', 0):.0%} busy)" if b else None),
+    if b.get("kind") == "concurrency":
+        limit = f"too few IOs in flight: nothing is saturated (busiest resource {b.get('utilization', 0):.0%})"
+    else:
+        limit = f"{b.get('resource')} ({b.get('kind')}, {b.get('utilization', 0):.0%} busy)" if b else None
+    sec.facts([("bottleneck", limit),
                ("IOs in flight", doc.get("outstanding")), ("knee", f"{doc.get('knee_outstanding')} IOs in flight"
                                                           if doc.get("knee_outstanding") is not None else None),
                ("IOPS bound", value("iops", doc.get("max_iops")))])
