@@ -162,13 +162,6 @@ class Estimate:
     def identified(self) -> bool:
         return self.warning is None
 
-    def to_json(self) -> dict[str, Any]:
-        p = self.parameter
-        return {"parameter": p.path, "unit": p.unit, "start": p.start, "value": self.value,
-                "fitted": self.fitted, "relative_error": self.relative_error,
-                "sensitivity": round(self.sensitivity, 6), "identified": self.identified,
-                "bounds": list(p.bounds), "warning": self.warning, "note": self.note}
-
 
 @dataclass(frozen=True)
 class Fit:
@@ -184,8 +177,12 @@ class Fit:
 
     @property
     def values(self) -> dict[str, float]:
-        """The values to write: fitted where identified, the start where a scenario gave one."""
-        return {e.parameter.path: e.value for e in self.estimates if e.identified or e.parameter.given}
+        return _values(self.estimates)
+
+
+def _values(estimates: Sequence[Estimate]) -> dict[str, float]:
+    """The values to write: fitted where identified, the start where a scenario gave one."""
+    return {e.parameter.path: e.value for e in estimates if e.identified or e.parameter.given}
 
 
 def _rms(r: np.ndarray) -> float:
@@ -239,8 +236,7 @@ def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observa
             warning += f"; kept {display(p.unit, p.start) if p.given else 'unset'}"
             warnings.append(warning)
         estimates.append(Estimate(p, p.start if warning else fitted, fitted, rel, sens, warning, note))
-    result_fit = Fit(tuple(estimates), (), (), 0.0, 0.0, tuple(warnings))
-    final = scenario_with(s, result_fit.values)
+    final = scenario_with(s, _values(estimates))
     r1 = _log_residuals(final, observations)
     return Fit(tuple(estimates), tuple(point_errors(s, observations, percentiles=percentiles)),
                tuple(point_errors(final, observations, percentiles=percentiles)),

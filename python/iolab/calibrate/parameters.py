@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..errors import InputError, nearest
-from ..scenario import ClientLimits, Connection, DeviceVolume, DiskVolume, Scenario, ShareVolume
+from ..scenario import ClientLimits, DeviceVolume, DiskVolume, Scenario, ShareVolume
 from ..units import format_duration, format_ops, format_rate
 
 __all__ = ["Parameter", "candidates", "select", "set_value", "get_value", "split_path", "display"]
@@ -163,7 +163,6 @@ def candidates(s: Scenario, *, peak_iops: float, peak_bandwidth: float, directio
     for field in ClientLimits.model_fields:
         if field in UNITS:
             out.append(_param(s, f"clients.limits.{field}", getattr(vm, field, None) if vm else None, False))
-    assert Connection  # the share's connection fields are reached through set_value
     return [p for p in out if p is not None]
 
 

@@ -122,7 +122,8 @@ def _parameter(p: Any, e: Any) -> dict[str, Any]:
     if e is None:
         return {**doc, "after": doc["before"], "fixed": True, "identifiable": None}
     return {**doc, "after": e.value, "fixed": False, "identifiable": e.identified, "fitted": e.fitted,
-            "relative_error": e.relative_error, "sensitivity": round(e.sensitivity, 6), "warning": e.warning}
+            "relative_error": e.relative_error, "sensitivity": round(e.sensitivity, 6), "warning": e.warning,
+            "note": e.note}
 
 
 def _points(before: list, after: list) -> list[dict[str, Any]]:
