@@ -245,3 +245,20 @@ def test_percentiles_are_set_beside_the_simulators(iolab, tmp_path):
             assert abs(point["error_after"][key]) < 0.05, (point["point"], key, point["error_after"])
             assert abs(point["error_before"][key]) > 0.15
     assert doc["error_after"]["latency.p99"] < 0.05
+
+
+def test_runs_of_another_scenario_get_a_note(iolab, tmp_path):
+    from iolab.bench.record import Figures, Measured, RunRecord
+    from iolab.bench.store import ResultsStore
+
+    db = tmp_path / "runs.db"
+    with ResultsStore(db) as store:
+        for d, name in ((1, "elsewhere/other.yaml"), (4, str(tmp_path / "s.yaml"))):
+            store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:10+00:00",
+                                 jobfile="", params={"iodepth": d}, scenario=name,
+                                 measured=Measured(Figures(5000.0 * d, 5000.0 * d * 4096, {"mean": 2e-4}))))
+    start = _scenario(tmp_path / "s.yaml", "{read_latency: 100us}", rw="randread")
+    r = iolab(f"calibrate {start} --runs 1,2 --db {db}")
+    assert r.code == 0, r.err
+    assert f"note: run 1 was measured with scenario elsewhere/other.yaml, not {start}" in r.err
+    assert "note: run 2" not in r.err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..bench.jobs import override
@@ -53,6 +54,9 @@ def observations(records: Sequence[RunRecord], scenario: Any) -> tuple[list[Obse
         if r.status != "ok" or r.measured is None or r.measured.total.iops <= 0:
             notes.append(f"run {r.run_id} left out: {r.status}" + (f" ({r.error})" if r.error else ""))
             continue
+        if r.scenario and Path(r.scenario).name != Path(scenario.file).name:
+            notes.append(f"run {r.run_id} was measured with scenario {r.scenario}, not {scenario.file}: "
+                         "its jobs are taken as that run ran them")
         usable.append(Observation(int(r.run_id or 0), dict(r.params), jobs_of(r, scenario),
                                   r.measured.to_json(), r))
     return usable, notes

@@ -173,8 +173,8 @@ def _print(result: Any, held_before: list, held_after: list, notes: list[str], o
         console.print(pt)
     console.print(f"RMS of log(predicted / measured): {result.rms_before:.3f} before, {result.rms_after:.3f} after")
     for w in result.warnings:
-        err_console.print(f"warning: {w}", markup=False, highlight=False)
+        err_console.print(f"warning: {w}", markup=False, highlight=False, soft_wrap=True)
     for n in notes:
-        err_console.print(f"note: {n}", markup=False, highlight=False)
+        err_console.print(f"note: {n}", markup=False, highlight=False, soft_wrap=True)
     if output is not None:
         console.print(f"calibration written to {output}")
