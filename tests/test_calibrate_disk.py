@@ -23,7 +23,7 @@ def test_calibrating_the_local_disk_predicts_held_out_points(iolab, tmp_path):
     scenario = tmp_path / "disk.yaml"
     scenario.write_text(SCENARIO)
     db = tmp_path / "runs.db"
-    sweep = iolab(f"bench run {scenario} --target {tmp_path} --runtime 1 --sweep iodepth=1,2,4,8,16 --db {db} --json")
+    sweep = iolab(f"bench run {scenario} --target {tmp_path} --runtime 500ms --sweep iodepth=1,2,4,8,16 --db {db} --json")
     assert sweep.code == 0, sweep.err
     ids = {p["params"]["iodepth"]: p["run_id"] for p in sweep.json()["points"]}
     fit = ",".join(str(ids[d]) for d in (1, 4, 16))

@@ -265,18 +265,18 @@ def test_every_report_renders_in_chromium_and_loads_nothing(chromium, reports, t
     shots.mkdir(parents=True, exist_ok=True)
     proxy = Proxy()
     try:
-        # The probe works: a page that fetches from the network is seen by the proxy.
+        # The probe works: a bait page that fetches from the network, rendered beside the
+        # reports, is seen by the proxy.
         bait = tmp_path / "bait.html"
         bait.write_text('<!DOCTYPE html><html><body><img src="http://iolab-probe.invalid/pixel.png"></body></html>')
-        _render(bait, tmp_path / "bait.png", proxy, tmp_path / "profile-bait")
-        assert any("iolab-probe.invalid" in r for r in proxy.from_pages), proxy.requests
-        proxy.requests.clear()
-
+        pages = {**{name: path for name, (path, _) in reports.items()}, "bait": bait}
         with ThreadPoolExecutor(max_workers=3) as pool:
-            doms = dict(zip(reports, pool.map(
-                lambda item: _render(item[1][0], shots / f"{item[0]}.png", proxy, tmp_path / f"profile-{item[0]}"),
-                reports.items())))
-        assert proxy.from_pages == [], "a report tried to load from the network"
+            doms = dict(zip(pages, pool.map(
+                lambda item: _render(item[1], (shots if item[0] != "bait" else tmp_path) / f"{item[0]}.png", proxy,
+                                     tmp_path / f"profile-{item[0]}"), pages.items())))
+        assert any("iolab-probe.invalid" in r for r in proxy.from_pages), proxy.requests
+        assert [r for r in proxy.from_pages if "iolab-probe.invalid" not in r] == [], \
+            "a report tried to load from the network"
         for name, (path, texts) in reports.items():
             dom = html.unescape(doms[name])
             for expected in texts:

@@ -167,7 +167,7 @@ def candidates(s: Scenario, *, peak_iops: float, peak_bandwidth: float, directio
 
 
 def _find(cands: Sequence[Parameter], name: str, option: str) -> Parameter:
-    hits = [p for p in cands if p.path == name] or [p for p in cands if p.name == name]
+    hits = [p for p in cands if p.path == name] or [p for p in cands if p.path.endswith(f".{name}")]
     if len(hits) == 1:
         return hits[0]
     known = [p.path for p in cands]
@@ -181,7 +181,7 @@ def _find(cands: Sequence[Parameter], name: str, option: str) -> Parameter:
 
 def select(cands: Sequence[Parameter], fit: Sequence[str], hold: Sequence[str] = ()) -> list[Parameter]:
     """The parameters fitted by default, plus those named in `fit`, minus those named in
-    `hold` (a full path, or a field name when one candidate has it). Raises InputError
+    `hold` (a full path, or its end — ``iops``, ``device.iops`` — when one candidate has it). Raises InputError
     (``--fit``/``--hold``) for an unknown or ambiguous name, or one named in both."""
     chosen = {p.path: p for p in cands if p.free}
     fitted = [_find(cands, name, "--fit") for name in fit]
