@@ -189,10 +189,18 @@ def test_bad_input_is_one_line_and_exit_2(iolab, tmp_path, args, message):
 # -- in a real browser -----------------------------------------------------------------------
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-#: the browser's own calls home (component updates, network time, accounts) that no flag stops in
-#: headless mode; anything else seen by the proxy came from the page.
-BROWSER_OWN = re.compile(r"^(?:CONNECT (?:update\.googleapis\.com|accounts\.google\.com|clients2\.google\.com):443 "
-                         r"|(?:GET|POST) http://(?:update\.googleapis\.com/service/update2/|clients2\.google\.com/time/))")
+#: hosts of the browser's own calls home (component updates, network time, accounts, safe
+#: browsing) that no flag stops in headless mode; a request to any other host came from the page.
+BROWSER_OWN = re.compile(r"(?:update|safebrowsing|optimizationguide-pa|content-autofill)\.googleapis\.com"
+                         r"|(?:accounts|clients\d*|android\.clients)\.google\.com|(?:[\w-]+\.)*gvt1\.com")
+
+
+def _host(request: str) -> str:
+    """The host a proxy request line asks for: ``CONNECT h:443 ...`` or ``GET http://h/...``."""
+    target = request.split(" ")[1] if " " in request else request
+    return re.sub(r"^[a-z]+://", "", target).split("/")[0].split(":")[0]
+
+
 QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
          "--disable-default-apps", "--disable-client-side-phishing-detection", "--disable-domain-reliability",
          "--no-pings", "--disable-breakpad", "--safebrowsing-disable-auto-update",
@@ -212,7 +220,7 @@ class Proxy:
 
     @property
     def from_pages(self) -> list[str]:
-        return [r for r in self.requests if not BROWSER_OWN.match(r)]
+        return [r for r in self.requests if not BROWSER_OWN.fullmatch(_host(r))]
 
     def _serve(self) -> None:
         while True:
@@ -288,3 +296,33 @@ def test_every_report_renders_in_chromium_and_loads_nothing(chromium, reports, t
     finally:
         proxy.close()
     print(f"screenshots kept in {shots}")
+
+
+def test_only_the_browsers_own_hosts_are_excused():
+    assert _host("CONNECT update.googleapis.com:443 HTTP/1.1") == "update.googleapis.com"
+    assert _host("GET http://clients2.google.com/time/1/current?x HTTP/1.1") == "clients2.google.com"
+    for own in ("update.googleapis.com", "accounts.google.com", "clients2.google.com", "r3---sn-a.gvt1.com"):
+        assert BROWSER_OWN.fullmatch(own), own
+    for page in ("fonts.googleapis.com", "fonts.gstatic.com", "cdn.jsdelivr.net", "iolab-probe.invalid",
+                 "www.google.com", "evil-update.googleapis.com.test"):
+        assert not BROWSER_OWN.fullmatch(page), page
+
+
+def test_a_two_axis_sweep_draws_one_curve_per_value_of_the_first(tmp_path):
+    from iolab.bench.record import Measured, RunRecord
+    from iolab.bench.store import ResultsStore
+    from iolab.report import build
+
+    db = tmp_path / "runs.db"
+    with ResultsStore(db) as store:
+        sweep = store.new_sweep({"bs": [4096, 65536], "iodepth": [1, 8]})
+        for bs in (4096, 65536):
+            for depth in (1, 8):
+                store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00",
+                                     ended="2026-01-01T00:00:05+00:00", jobfile="", sweep_id=sweep,
+                                     params={"bs": bs, "iodepth": depth},
+                                     measured=Measured(_figures(1000.0 * depth, 1e-3 * (1 + depth / 8)))))
+    text = build("sweep", [str(sweep)], db=db).html("test")
+    assert "Curve at bs=4k" in text and "Curve at bs=64k" in text
+    assert text.count("<figure>") == 4  # per curve: latency vs IOPS and percentiles (no prediction, no ratios)
+    assert "bs=64k, iodepth=8" in text

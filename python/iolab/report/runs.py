@@ -11,7 +11,20 @@ from . import figures
 from .formats import latency, ratio, value
 from .page import Section
 
-__all__ = ["run_section", "sweep_section"]
+__all__ = ["run_section", "sweep_section", "param"]
+
+
+def param(name: str, value: Any) -> str:
+    """A sweep parameter as fio writes it: ``bs=4k`` (sizes in fio's binary units), ``iodepth=8``."""
+    if name in ("bs", "size") and isinstance(value, int) and value > 0:
+        for unit, scale in (("m", 1 << 20), ("k", 1 << 10)):
+            if value % scale == 0:
+                return f"{name}={value // scale}{unit}"
+    return f"{name}={value}"
+
+
+def _params(params: Mapping[str, Any]) -> str:
+    return ", ".join(param(k, v) for k, v in params.items())
 
 
 def _environment(sec: Section, r: RunRecord) -> None:
@@ -24,7 +37,7 @@ def _environment(sec: Section, r: RunRecord) -> None:
 
 def _asked(sec: Section, r: RunRecord, *, sweep: bool = False) -> None:
     sec.heading("What was asked" + (" (the job file of the first point)" if sweep else ""))
-    sec.facts([("scenario", r.scenario), ("point", None if sweep else ", ".join(f"{k}={v}" for k, v in r.params.items())),
+    sec.facts([("scenario", r.scenario), ("point", None if sweep else _params(r.params)),
                ("fio command", " ".join(r.fio_argv))])
     if r.jobfile:
         sec.pre(r.jobfile)
@@ -118,7 +131,7 @@ def sweep_section(info: Mapping[str, Any], records: Sequence[RunRecord]) -> Sect
     body, classes = [], []
     for r in records:
         m = r.measured.total if r.measured is not None else None
-        label = ", ".join(f"{k}={v}" for k, v in r.params.items())
+        label = _params(r.params)
         is_knee = knee.get("run_id") == r.run_id
         body.append([label + (" ◀ knee" if is_knee else ""), r.run_id, r.status,
                      value("iops", m.iops if m else None), value("iops", _pred(r, ("iops",))),
@@ -130,17 +143,19 @@ def sweep_section(info: Mapping[str, Any], records: Sequence[RunRecord]) -> Sect
     sec.table(["point", "run", "status", "IOPS", "predicted", "ratio", "mean latency", "predicted", "ratio", "p99"],
               body, left=1, classes=classes)
     if knee:
-        sec.para("Knee: " + ", ".join(f"{k}={v}" for k, v in knee.get("params", {}).items())
+        sec.para("Knee: " + _params(knee.get("params", {}))
                  + " — the point past which IOPS grew less than 10 % while latency grew (or, with a latency "
                    "target, the highest IOPS meeting it).")
     for group, members in _groups(records, list(axes)).items():
         ok = [r for r in members if r.status == "ok" and r.measured is not None]
         if not ok:
             continue
+        if group:
+            sec.heading(f"Curve at {group}")
         vary = list(axes)[-1] if axes else ""
         measured = [figures.Point(r.measured.total.iops, r.measured.total.latency.get("mean", 0.0),  # type: ignore[union-attr]
-                                  f"{vary}={r.params.get(vary)}" if vary else "") for r in ok]
-        predicted = [figures.Point(p_i, p_l, f"{vary}={r.params.get(vary)}") for r in ok
+                                  param(vary, r.params.get(vary)) if vary else "") for r in ok]
+        predicted = [figures.Point(p_i, p_l, param(vary, r.params.get(vary))) for r in ok
                      if (p_i := _pred(r, ("iops",))) and (p_l := _pred(r, ("latency", "mean")))]
         knee_pt = next((m for m, r in zip(measured, ok) if r.run_id == knee.get("run_id")), None)
         bound = max((_pred(r, ("max_iops",)) or 0.0) for r in ok)
@@ -168,6 +183,6 @@ def _groups(records: Sequence[RunRecord], axes: list[str]) -> dict[str, list[Run
     """Curves: the runs grouped by every axis but the last (which varies along a curve)."""
     out: dict[str, list[RunRecord]] = {}
     for r in records:
-        key = ", ".join(f"{a}={r.params.get(a)}" for a in axes[:-1])
+        key = ", ".join(param(a, r.params.get(a)) for a in axes[:-1])
         out.setdefault(key, []).append(r)
     return out
