@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import yaml
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,6 +94,8 @@ CASES = {
     "plan": ("plan", str(ROOT / "examples" / "oltp-requirements.yaml"),
              ["Plan: oltp-requirements.yaml", "Candidates", "Why the others lost", "busy at 16,000 IOPS",
               "meets the requirements at the lowest cost"]),
+    "calibration": ("calibration", "{calibration}", ["Calibration: calibration.yaml", "volumes.disk.device.read_latency",
+                                                     "Held-out runs", "What it overrides", "+25.0 %"]),
     "characterize": ("characterize", str(DATA / "report" / "characterize.json"),
                      ["Characterization: characterize.json", "sdc read", "queue depth", "Requirements written",
                       "iolab plan takes this requirements file unedited"]),
@@ -114,7 +117,18 @@ def reports(tmp_path_factory) -> dict[str, tuple[Path, list[str]]]:
     doc = {**predict(s).to_json(), "points": [{"params": {"iodepth": d}, **p.to_json()}
                                                for d, p in sweep(s, "iodepth", [1, 4, 16])]}
     prediction.write_text(json.dumps(doc))
-    fill = {**{k: str(v) for k, v in ids.items()}, "scenario": str(scenario), "prediction": str(prediction)}
+    calibration = tmp / "calibration.yaml"  # as `iolab calibrate -o` writes it, errors chosen here
+    calibration.write_text(yaml.safe_dump({"version": 1, "calibration": {
+        "scenario": str(scenario), "database": str(db), "runs": [1, 2], "sweep": None,
+        "fitted": [{"parameter": "volumes.disk.device.read_latency", "value": 0.00015, "shown": "150 us",
+                    "start": 0.00012, "relative_error": 0.04, "identified": True}],
+        "residuals": {"rms_log_before": 0.3, "rms_log_after": 0.05,
+                      "before": [{"run_id": 1, "point": "run 1 (iodepth=1)", "iops": 0.25, "latency.mean": -0.2}],
+                      "after": [{"run_id": 1, "point": "run 1 (iodepth=1)", "iops": 0.01, "latency.mean": -0.01}],
+                      "held_out": [{"run_id": 2, "point": "run 2 (iodepth=8)", "iops": 0.03}]}},
+        "volumes": {"disk": {"device": {"read_latency": 0.00015}}}}))
+    fill = {**{k: str(v) for k, v in ids.items()}, "scenario": str(scenario), "prediction": str(prediction),
+            "calibration": str(calibration)}
     out = {}
     for name, (kind, item, texts) in CASES.items():
         page = build(kind, [item.format(**fill)], db=db)
@@ -166,7 +180,9 @@ def test_an_existing_report_is_left_intact_without_force(iolab, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    ("nonsense 1", "error: KIND: unknown report kind 'nonsense'; one of: run, sweep, predict, plan, characterize"),
+    ("nonsense 1", "error: KIND: unknown report kind 'nonsense'; one of: run, sweep, predict, plan, characterize, "
+     "calibration"),
+    ("calibration {other}", "error: {other}: expected a calibration file (iolab calibrate -o)"),
     ("run x", "error: ITEM: expected a run id (a whole number), got 'x'"),
     ("run 99", "error: ID: no run with id 99 in {db}"),
     ("sweep 42", "error: --sweep-id: no sweep with id 42 in {db}"),
@@ -177,7 +193,7 @@ def test_bad_input_is_one_line_and_exit_2(iolab, tmp_path, args, message):
     db, _, _ = make_store(tmp_path)
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
-    fill = {"db": db, "bad": bad, "missing": tmp_path / "missing.yaml"}
+    fill = {"db": db, "bad": bad, "missing": tmp_path / "missing.yaml", "other": DATA / "report" / "characterize.json"}
     out = tmp_path / "r.html"
     r = iolab(f"report {args.format(**fill)} -o {out} --db {db}")
     assert r.code == 2, r.err

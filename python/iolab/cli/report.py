@@ -13,9 +13,9 @@ from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, pr
 
 
 def report(
-    kind: str = typer.Argument(..., metavar="KIND", help="run, sweep, predict, plan or characterize."),
+    kind: str = typer.Argument(..., metavar="KIND", help="run, sweep, predict, plan, characterize or calibration."),
     items: list[str] = typer.Argument(..., metavar="ITEM...", help="Run or sweep ids; a scenario or predict JSON; "
-                                      "a requirements file or plan JSON; characterize JSON files."),
+                                      "a requirements file or plan JSON; characterize JSON files; calibration files."),
     output: Path = typer.Option(..., "--output", "-o", metavar="FILE", help="The HTML file to write."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     db: Optional[Path] = DB_OPTION,

@@ -13,7 +13,7 @@ from .page import Page, Section
 
 __all__ = ["KINDS", "build"]
 
-KINDS = ("run", "sweep", "predict", "plan", "characterize")
+KINDS = ("run", "sweep", "predict", "plan", "characterize", "calibration")
 
 
 def _json(path: Path, what: str) -> Any:
@@ -117,6 +117,17 @@ def _characterize(path: Path) -> Section:
     return characterization_section(doc, title=f"Characterization: {path.name}")
 
 
+def _calibration(path: Path) -> Section:
+    from ..schema import load_yaml
+    from .calibration import calibration_section
+
+    doc = load_yaml(path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("calibration"), dict):
+        raise SchemaError("expected a calibration file (iolab calibrate -o) with its calibration section",
+                          file=str(path))
+    return calibration_section(doc, title=f"Calibration: {path.name}")
+
+
 def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: Sequence[Path] = (),
           calibration: Path | None = None, top: int = 5) -> Page:
     """The page for `items` of `kind` (one section each). Raises InputError for an unknown
@@ -131,6 +142,8 @@ def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: S
         sections = [_predict(Path(i), catalog, calibration) for i in items]
     elif kind == "plan":
         sections = [_plan(Path(i), catalog, top) for i in items]
+    elif kind == "calibration":
+        sections = [_calibration(Path(i)) for i in items]
     else:
         sections = [_characterize(Path(i)) for i in items]
     title = sections[0].title if len(sections) == 1 else f"iolab report: {len(sections)} {kind}s"

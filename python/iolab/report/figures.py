@@ -130,8 +130,10 @@ def bars(labels: Sequence[str], values: Sequence[float], *, title: str, xlabel: 
     return out[0]
 
 
-def ratios(labels: Sequence[str], values: Mapping[str, Sequence[float | None]], *, title: str) -> str:
-    """Measured / predicted ratio per point, one series per figure (IOPS, latency); 1 is exact."""
+def ratios(labels: Sequence[str], values: Mapping[str, Sequence[float | None]], *, title: str,
+           ylabel: str = "measured / predicted") -> str:
+    """A ratio per point (measured / predicted unless `ylabel` says otherwise), one series
+    per figure (IOPS, latency); 1 is exact."""
     with _figure(height=3.4) as (_, ax, out):
         xs = list(range(len(labels)))
         for name, ys in values.items():
@@ -140,7 +142,7 @@ def ratios(labels: Sequence[str], values: Mapping[str, Sequence[float | None]], 
                 ax.plot([x for x, _ in pts], [y for _, y in pts], "o-", label=name, linewidth=1.2, markersize=4)
         ax.axhline(1.0, color="grey", linewidth=1)
         ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=7)
-        ax.set_ylabel("measured / predicted")
+        ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
