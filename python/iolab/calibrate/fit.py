@@ -37,6 +37,8 @@ def _scoped(measured: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
     """The metrics a run measured: totals, and directions only when it did both."""
     both = isinstance(measured.get("read"), Mapping) and isinstance(measured.get("write"), Mapping)
     return [(n, p) for n, p in METRICS if both or len(p) == 1 or p[0] == "latency"]
+
+
 #: a parameter whose 10 % change moves no fitted figure by more than FLAT × 10 % is not identified.
 FLAT = 0.01
 #: a relative standard error above this (in log space: ±65 %) is not identified either.
