@@ -7,7 +7,7 @@ PIP    := $(PY) -m pip
 IOLAB  := $(VENV)/bin/iolab
 SOURCES := $(shell find rust -type f -name "*.rs" 2>/dev/null) Cargo.toml pyproject.toml
 
-.PHONY: demo test install fio cargo-test pytest bench clean
+.PHONY: demo test install fio chromium cargo-test pytest bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,10 +35,21 @@ fio:
 	  echo "fio is missing: install it with 'sudo apt-get install fio' (Debian/Ubuntu) or 'sudo dnf install fio', then run make test again"; exit 1; \
 	fi
 
+# chromium (for the report's browser test) comes from the distribution's package; without root
+# we say what to run, and that test is skipped until then.
+chromium:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing chromium from the distribution's package"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "chromium is missing: install it with 'sudo apt-get install chromium' (Debian/Ubuntu) or 'sudo dnf install chromium'; until then the report's browser test is skipped"; \
+	fi
+
 cargo-test:
 	cargo test --quiet
 
-pytest: install fio
+pytest: install fio chromium
 	$(PY) -m pytest
 
 test: cargo-test pytest

@@ -48,8 +48,8 @@ __all__ = [
     "walk",
 ]
 
-Kind = Literal["vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client"]
-KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client")
+Kind = Literal["vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client", "cpu"]
+KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client", "cpu")
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ class Clients(_Model):
 
     count: int = Field(1, ge=1, le=1000)
     vm: str | None = None
+    cpus: int | None = Field(None, ge=1, le=4096)
     limits: ClientLimits | None = None
 
 
@@ -128,6 +129,7 @@ class Device(_Model):
     bandwidth: Rate | None = None
     read_latency: Duration
     write_latency: Duration | None = None
+    cpu_per_io: Annotated[float, BeforeValidator(parse_duration), Field(gt=0)] | None = None
 
 
 class DeviceVolume(_Model):

@@ -38,7 +38,7 @@ def _root(
 
 
 def _register() -> None:
-    from . import bench, catalog, characterize, check, doctor, plan, predict, results, simulate
+    from . import bench, calibrate, catalog, characterize, check, doctor, plan, predict, report, results, simulate
 
     app.add_typer(catalog.app, name="catalog")
     app.command("check")(check.check)
@@ -49,6 +49,8 @@ def _register() -> None:
     app.add_typer(results.app, name="results")
     app.command("characterize")(characterize.characterize)
     app.command("doctor")(doctor.doctor)
+    app.command("calibrate")(calibrate.calibrate)
+    app.command("report")(report.report)
 
 
 _register()

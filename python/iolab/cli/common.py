@@ -41,6 +41,10 @@ CATALOG_OPTION = typer.Option(
 )
 ALL_OPTION = typer.Option(False, "--all", help="List every resource; identical ones are otherwise folded "
                           "into one row with a count.")
+CALIBRATION_OPTION = typer.Option(
+    None, "--calibration", help="A calibration file (iolab calibrate -o) whose fitted values override the "
+    "scenario's.", show_default=False, metavar="FILE",
+)
 
 
 def run(app: typer.Typer, argv: list[str] | None = None) -> int:

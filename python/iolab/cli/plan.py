@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 from ..units import format_duration, format_ops, format_rate, format_size
 from ..filekind import expect
 from ..traps import traps_of
-from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
+from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
 
 def plan(
@@ -38,13 +38,21 @@ def plan(
     replications: int = typer.Option(5, "--replications", min=2, max=100,
                                      help="Replications per simulated candidate (for the 95% interval)."),
     seed: int = typer.Option(1, "--seed", min=0, help="Seed of the simulations (the same seed, the same plan)."),
+    calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
+    import tempfile
+
     from ..plan import PoolResult, load_requirements, plan as run_plan
     from ..plan.tail import TailOptions
 
     expect(file, "requirements")
-    req = load_requirements(file, catalog or ()).in_region(region)
+    with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
+        if calibration is not None:
+            from ..calibrate.calibration import calibration_catalog
+
+            catalog = [*(catalog or []), calibration_catalog(calibration, tmp)]
+        req = load_requirements(file, catalog or ()).in_region(region)
     warnings = warn(traps_of(req))
     options = TailOptions(check_top, sim_ios, replications, seed)
     bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))

@@ -19,13 +19,14 @@ if TYPE_CHECKING:
     from ..prediction import Prediction
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
+from .common import ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
     "network": "the VM's network egress caps", "connection": "the client's connections limit",
     "session": "the NFSv4.1 session slots limit", "service": "the service's throughput limit caps",
     "device": "the device limits", "client": "the client limits",
+    "cpu": "the client's CPU limits",
 }
 
 
@@ -150,6 +151,7 @@ def predict(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw latency against IOPS (.png or .svg)."),
     all_: bool = ALL_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
     from ..prediction import predict as run_predict, sweep as run_sweep
@@ -159,6 +161,10 @@ def predict(
         check_plot_path(plot)
     expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
+    if calibration is not None:
+        from ..calibrate import apply_calibration
+
+        s = apply_calibration(s, calibration)
     warnings = warn(traps_of(s))
     base = run_predict(s)
     points = None

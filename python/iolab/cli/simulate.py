@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
+from .common import ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
 from .interrupts import Interrupted, interrupts_set
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
@@ -180,6 +180,7 @@ def simulate(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw percentiles, the IOPS series and credits (.png/.svg)."),
     all_: bool = ALL_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Simulate a scenario event by event: latency percentiles and behaviour over time."""
     from ..compile import compile_scenario
@@ -192,6 +193,10 @@ def simulate(
         check_plot_path(plot)
     expect(scenario, "scenario")
     s = load_scenario(scenario, catalog or ())
+    if calibration is not None:
+        from ..calibrate import apply_calibration
+
+        s = apply_calibration(s, calibration)
     warnings = warn(traps_of(s))
     network = compile_scenario(s)
     _count(ios, "--ios", 1, MAX_IOS, "(a trillion IOs: about four days of simulation)")

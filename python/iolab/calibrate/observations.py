@@ -1,0 +1,62 @@
+"""What a calibration fits to: stored bench runs, each with the jobs exactly as fio ran
+them and the figures it measured."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..bench.jobs import override
+from ..bench.record import RunRecord
+from ..errors import InputError
+from ..fio import FioJob, parse_jobfile
+
+__all__ = ["Observation", "observations", "jobs_of"]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One stored run: its id, sweep point, the jobs as they ran and the measured JSON
+    (``iops``, ``bandwidth``, ``latency``, ``read``/``write``)."""
+
+    run_id: int
+    params: Mapping[str, Any]
+    jobs: tuple[FioJob, ...]
+    measured: Mapping[str, Any]
+    record: RunRecord
+
+    @property
+    def label(self) -> str:
+        point = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"run {self.run_id}" + (f" ({point})" if point else "")
+
+
+def jobs_of(record: RunRecord, scenario: Any) -> tuple[FioJob, ...]:
+    """The scenario's jobs as this run ran them: the stored job file's jobs when their names
+    are the scenario's, else the scenario's jobs with the run's sweep point set."""
+    names = {sj.name for sj in scenario.jobs}
+    try:
+        ran = tuple(parse_jobfile(record.jobfile, source=f"run {record.run_id}"))
+    except InputError:
+        ran = ()
+    if ran and {j.name for j in ran} <= names:
+        return ran
+    return override([sj.fio for sj in scenario.jobs], record.params)
+
+
+def observations(records: Sequence[RunRecord], scenario: Any) -> tuple[list[Observation], list[str]]:
+    """The usable runs (finished ``ok`` with figures) and a note for each one left out."""
+    usable: list[Observation] = []
+    notes: list[str] = []
+    for r in records:
+        if r.status != "ok" or r.measured is None or r.measured.total.iops <= 0:
+            notes.append(f"run {r.run_id} left out: {r.status}" + (f" ({r.error})" if r.error else ""))
+            continue
+        if r.scenario and Path(r.scenario).name != Path(scenario.file).name:
+            notes.append(f"run {r.run_id} was measured with scenario {r.scenario}, not {scenario.file}: "
+                         "its jobs are taken as that run ran them")
+        usable.append(Observation(int(r.run_id or 0), dict(r.params), jobs_of(r, scenario),
+                                  r.measured.to_json(), r))
+    return usable, notes

@@ -1,0 +1,40 @@
+"""`iolab report`: one self-contained HTML file for runs, a sweep, a prediction, a plan or a
+characterization."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .bench import DB_OPTION
+from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, print_json
+
+
+def report(
+    kind: str = typer.Argument(..., metavar="KIND", help="run, sweep, predict, plan, characterize or calibration."),
+    items: list[str] = typer.Argument(..., metavar="ITEM...", help="Run or sweep ids; a scenario or predict JSON; "
+                                      "a requirements file or plan JSON; characterize JSON files; calibration files."),
+    output: Path = typer.Option(..., "--output", "-o", metavar="FILE", help="The HTML file to write."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
+    db: Optional[Path] = DB_OPTION,
+    top: int = typer.Option(5, "--top", min=1, max=100, help="plan: how many configurations to rank."),
+    catalog: Optional[list[Path]] = CATALOG_OPTION,
+    calibration: Optional[Path] = CALIBRATION_OPTION,
+    json_: bool = JSON_OPTION,
+) -> None:
+    """Write one self-contained HTML report (inline styles and figures, nothing from the network)."""
+    from .. import __version__
+    from ..report import build, check_output, write_output
+
+    check_output(output, force=force)
+    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top)
+    text = page.html(__version__)
+    write_output(output, text, force=force)
+    if json_:
+        print_json({"output": str(output), "kind": kind, "title": page.title,
+                    "sections": [s.title for s in page.sections], "bytes": len(text.encode())})
+        return
+    console.print(f"report written to {output} ({len(page.sections)} section{'s' if len(page.sections) > 1 else ''}, "
+                  f"{len(text.encode()) / 1024:.0f} KiB)")

@@ -1,0 +1,150 @@
+"""Build a report page from what the user names: stored runs or sweeps, a scenario or a
+prediction, a requirements file or a plan, a characterization."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, SchemaError
+from .page import Page, Section
+
+__all__ = ["KINDS", "build"]
+
+KINDS = ("run", "sweep", "predict", "plan", "characterize", "calibration")
+
+
+def _json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SchemaError("file not found", file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SchemaError(f"cannot read the file ({getattr(e, 'strerror', None) or e})", file=str(path)) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"not JSON ({e.msg} at line {e.lineno}); expected the output of {what}",
+                          file=str(path)) from None
+    if not isinstance(doc, dict):
+        raise SchemaError(f"expected a JSON object, the output of {what}", file=str(path))
+    return doc
+
+
+def _ids(items: Sequence[str], kind: str) -> list[int]:
+    out = []
+    for item in items:
+        if not item.isdigit():
+            raise InputError(f"expected a {kind} id (a whole number), got {item!r}", field="ITEM")
+        out.append(int(item))
+    return out
+
+
+def _store(db: Path | None) -> Any:
+    from ..bench.store import ResultsStore, default_path
+
+    path = db if db is not None else default_path()
+    if not path.exists():
+        raise InputError(f"no results database at {path}: run `iolab bench run` first, or name one with --db",
+                         field="--db")
+    return ResultsStore(path)
+
+
+def _runs(kind: str, items: Sequence[str], db: Path | None) -> list[Section]:
+    from .runs import run_section, sweep_section
+
+    ids = _ids(items, kind)
+    with _store(db) as store:
+        if kind == "run":
+            return [run_section(store.load(i)) for i in ids]
+        out = []
+        for i in ids:
+            info = store.sweep(i)
+            records = [store.load(s.run_id) for s in sorted(store.summaries(sweep_id=i), key=lambda s: s.run_id)]
+            out.append(sweep_section(info, records))
+        return out
+
+
+def _predict(path: Path, catalog: Sequence[Path], calibration: Path | None) -> Section:
+    from .prediction import curve, prediction_section
+
+    if path.suffix.lower() == ".json":
+        doc = _json(path, "iolab predict --json")
+        if "bottleneck" not in doc or "iops" not in doc:
+            raise SchemaError("expected the output of iolab predict --json (iops, bottleneck, ...)", file=str(path))
+        return prediction_section(doc, title=f"Prediction: {path.name}")
+    from .. import __version__
+    from ..prediction import predict
+    from ..scenario import load_scenario
+
+    s = load_scenario(path, catalog)
+    if calibration is not None:
+        from ..calibrate import apply_calibration
+
+        s = apply_calibration(s, calibration)
+    doc = predict(s).to_json()
+    facts: list[tuple[str, object]] = [("iolab", __version__),
+                                       ("catalog files", ", ".join(map(str, catalog)) or "the bundled catalog"),
+                                       ("calibration", str(calibration) if calibration else None)]
+    return prediction_section(doc, title=f"Prediction: {path.name}", scenario_text=path.read_text(encoding="utf-8"),
+                              points=curve(s, doc), facts=facts)
+
+
+def _plan(path: Path, catalog: Sequence[Path], top: int) -> Section:
+    from .plan import plan_section
+
+    if path.suffix.lower() == ".json":
+        doc = _json(path, "iolab plan --json")
+        if "candidates" not in doc:
+            raise SchemaError("expected the output of iolab plan --json (candidates, ...)", file=str(path))
+        return plan_section(doc, title=f"Plan: {path.name}")
+    from ..plan import load_requirements, plan
+
+    req = load_requirements(path, catalog)
+    return plan_section(plan(req, top=top).to_json(), title=f"Plan: {path.name}",
+                        asked=path.read_text(encoding="utf-8"))
+
+
+def _characterize(path: Path) -> Section:
+    from .characterization import characterization_section
+
+    doc = _json(path, "iolab characterize --json")
+    if "devices" not in doc and "combined" not in doc:
+        raise SchemaError("expected the output of iolab characterize --json (devices, combined, ...)",
+                          file=str(path))
+    return characterization_section(doc, title=f"Characterization: {path.name}")
+
+
+def _calibration(path: Path) -> Section:
+    from ..schema import load_yaml
+    from .calibration import calibration_section
+
+    doc = load_yaml(path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("calibration"), dict):
+        raise SchemaError("expected a calibration file (iolab calibrate -o) with its calibration section",
+                          file=str(path))
+    return calibration_section(doc, title=f"Calibration: {path.name}")
+
+
+def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: Sequence[Path] = (),
+          calibration: Path | None = None, top: int = 5) -> Page:
+    """The page for `items` of `kind` (one section each). Raises InputError for an unknown
+    kind, id or file."""
+    if kind not in KINDS:
+        raise InputError(f"unknown report kind {kind!r}; one of: {', '.join(KINDS)}", field="KIND")
+    if not items:
+        raise InputError(f"name at least one {'id' if kind in ('run', 'sweep') else 'file'} to report on", field="ITEM")
+    if kind in ("run", "sweep"):
+        sections = _runs(kind, items, db)
+    elif kind == "predict":
+        sections = [_predict(Path(i), catalog, calibration) for i in items]
+    elif kind == "plan":
+        sections = [_plan(Path(i), catalog, top) for i in items]
+    elif kind == "calibration":
+        sections = [_calibration(Path(i)) for i in items]
+    else:
+        sections = [_characterize(Path(i)) for i in items]
+    title = sections[0].title if len(sections) == 1 else f"iolab report: {len(sections)} {kind}s"
+    return Page(title, sections)

@@ -1,0 +1,42 @@
+"""Writing an output file the user named: never over an existing file unless forced, and
+all at once (a temporary file renamed into place), so a reader never sees half a file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["check_output", "write_output"]
+
+
+def check_output(path: Path, *, force: bool, option: str = "--output") -> Path:
+    """Refuse (InputError, exit 2) an existing file without `force`, a directory, or a path
+    whose directory is missing, before any work is done."""
+    if path.is_dir():
+        raise InputError(f"{path} is a directory; name a file", field=option)
+    if path.exists() and not force:
+        raise InputError(f"{path} exists; add --force to replace it", field=option)
+    if not path.parent.exists():
+        raise InputError(f"directory {str(path.parent)!r} does not exist", field=option)
+    return path
+
+
+def write_output(path: Path, text: str, *, force: bool, option: str = "--output") -> None:
+    """Write `text` to `path` atomically (see :func:`check_output` for what is refused)."""
+    check_output(path, force=force, option=option)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        if path.exists() and not force:  # appeared while we worked
+            raise InputError(f"{path} exists; add --force to replace it", field=option)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

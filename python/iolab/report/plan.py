@@ -1,0 +1,85 @@
+"""Report section for a plan: the required load, the candidates ranked, and why the others lost."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..units import format_size
+from . import figures
+from .formats import latency, value
+from .page import Section
+
+__all__ = ["plan_section", "config_text"]
+
+
+def config_text(c: Mapping[str, Any]) -> str:
+    """A plan JSON ``config`` in one line: ``Standard_D16s_v5 + 4 × P20``."""
+    if "service" in c:
+        what = (f"{c['service']} {c.get('level', '')} {format_size(c['size']) if c.get('size') else ''} "
+                f"({value('bandwidth', c.get('throughput'))}), {c.get('protocol', '')} × {c.get('nconnect', 1)}")
+    else:
+        what = " + ".join(f"{d['count']} × {d['sku']}" + (f", cache {d['caching']}" if d.get("caching", "none") != "none"
+                                                           else "") for d in c.get("disks", []))
+    head = f"{c['clients']} × " if c.get("clients") else ""
+    return f"{head}{c['vm']} + {what}" if c.get("vm") else f"{head}{what}"
+
+
+def _money(x: float | None) -> str:
+    return "unpriced" if x is None else f"${x:,.2f}"
+
+
+def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None) -> Section:
+    sec = Section(title, "plan")
+    if asked is not None:
+        sec.heading("What was asked")
+        sec.pre(asked)
+    req = doc.get("required") or {}
+    sec.facts([("required IOPS", value("iops", req.get("iops"))), ("required bandwidth", value("bandwidth", req.get("bandwidth"))),
+               ("required mean latency", latency(req.get("latency")) if req.get("latency") else None),
+               ("capacity", format_size(req["capacity"]) if req.get("capacity") else None),
+               ("clients", req.get("clients")), ("region", doc.get("region")),
+               ("searched", f"{doc.get('evaluated', 0):,} configurations, {doc.get('feasible', 0):,} feasible")])
+    cands = doc.get("candidates", [])
+    if not cands:
+        sec.para("No configuration meets the requirements.", "bad")
+    elif "config" not in cands[0]:
+        sec.pre(_plain(cands))
+    else:
+        sec.heading("Candidates")
+        body = []
+        for c in cands:
+            p = c.get("prediction") or {}
+            b = p.get("bottleneck") or {}
+            body.append([c.get("rank"), _money(c.get("monthly_cost")), config_text(c["config"]),
+                         value("iops", p.get("iops")), latency(p.get("latency") if isinstance(p.get("latency"), (int, float))
+                                                              else (p.get("latency") or {}).get("mean")),
+                         f"{c.get('headroom', 0):.0%}", f"{b.get('kind', '')} {b.get('utilization', 0):.0%}"])
+        sec.table(["#", "$/month", "configuration", "IOPS", "latency", "headroom", "binding"], body, left=0)
+        priced = [c for c in cands if c.get("monthly_cost") is not None]
+        if priced:
+            sec.figure(figures.bars([f"#{c['rank']} {config_text(c['config'])}" for c in priced],
+                                    [c["monthly_cost"] for c in priced], title="monthly cost", xlabel="$ / month"),
+                       "What each ranked candidate costs a month.")
+        best = cands[0]
+        sec.para(f"#1 {config_text(best['config'])} meets the requirements at the lowest cost, with "
+                 f"{best.get('headroom', 0):.0%} headroom.", "good")
+    sec.heading("Why the others lost")
+    reasons = [f"#{c['rank']} {config_text(c['config'])}: {c['why']}" for c in cands[1:] if c.get("why")]
+    reasons += [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): " + "; ".join(m.get("lacks", []))
+                for m in doc.get("rejected", []) if "config" in m]
+    reasons += [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): " + "; ".join(m.get("lacks", []) or
+                                                                                            ["feasible but unpriced"])
+                for m in doc.get("others", []) if "config" in m]
+    reasons += [f"not searched: {t}" for t in doc.get("excluded", [])]
+    if reasons:
+        sec.items(reasons)
+    else:
+        sec.para("No other configuration was considered.", "note")
+    return sec
+
+
+def _plain(value: Any) -> str:
+    import json
+
+    return json.dumps(value, indent=2)
