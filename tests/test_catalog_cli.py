@@ -17,7 +17,7 @@ def test_list_vms_json(iolab):
     r = iolab("catalog list vms --json")
     assert r.code == 0, r.err
     rows = r.json()
-    assert len(rows) == len(bundled_catalog().vms) >= 250
+    assert len(rows) == len(bundled_catalog().vms) >= 400
     assert all(row["kind"] == "vm" and row["id"].startswith("Standard_") for row in rows)
     ds13 = next(row for row in rows if row["id"] == "Standard_DS13")
     assert list(ds13)[:2] == ["id", "kind"]

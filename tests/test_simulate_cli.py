@@ -101,7 +101,7 @@ def test_ctrl_c_stops_cleanly_with_a_partial_result(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "iolab", "simulate", str(EXAMPLES / "oltp-ds13-p30.yaml"),
                              "--json", "--ios", "2000000000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(2.0)
+    time.sleep(4.0)  # past start-up (imports, the catalog) on a busy machine: the run itself takes hours
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

@@ -4,6 +4,10 @@ Run from the repository root::
 
     python -m tools.catalog.vms            # rewrite vms.yaml
     python -m tools.catalog.vms --check    # exit 1 if vms.yaml is not what the sources give
+    python tools/catalog/vms.py            # the same, as a script
+
+``--sources DIR``, ``--overrides FILE`` and ``--output FILE`` point it elsewhere (tests).
+An input it cannot use prints ``error: FILE: ...`` and exits 2.
 
 Inputs (nothing is fetched; no network):
 
@@ -218,7 +222,7 @@ def _parts(header: str, count: int, where: str) -> list[str]:
     else:
         parts = h.split("/")
     if len(parts) != count:
-        raise SourceError(f"{where}: header {header!r} names {len(parts)} values, the cell has {count}")
+        raise SourceError(f"{where}: header {clean(header)!r} names {len(parts)} values, the cell has {count}")
     return parts
 
 
@@ -273,8 +277,8 @@ def page_rows(page: Page) -> dict[str, dict[str, Any]]:
                     if value.strip() in ("", "-", "N/A", "n/a"):
                         continue
                     raw = number(value, f"{where}: {part.strip()!r}")
-                    for name_ in targets:
-                        row.set(name_, _value(name_, raw, part), where)
+                    for target in targets:
+                        row.set(target, _value(target, raw, part), where)
     plain = by_iface.get("", {})
     chosen = by_iface.get("scsi", {})
     nvme = by_iface.get("nvme", {})
@@ -332,13 +336,16 @@ def load_pages(folder: Path = SOURCES) -> list[Page]:
 
 
 def load_overrides(path: Path = OVERRIDES) -> dict[str, Any]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise SourceError(f"{path.name}: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("vms", {}), dict):
         raise SourceError(f"{path.name}: expected a mapping with 'vms' (id -> fields)")
     return data
 
 
-def build(pages: list[Page], overrides: dict[str, Any]) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+def build(pages: list[Page], overrides: dict[str, Any], where: str = OVERRIDES.name) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     """Rows grouped by where they come from: each page's file name, then ``overrides``."""
     groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     seen: dict[str, str] = {}
@@ -352,10 +359,10 @@ def build(pages: list[Page], overrides: dict[str, Any]) -> dict[str, list[tuple[
     hand: list[str] = []
     for name, given in (overrides.get("vms") or {}).items():
         if not isinstance(given, dict):
-            raise SourceError(f"{OVERRIDES.name}: vms.{name}: expected a mapping of fields")
+            raise SourceError(f"{where}: vms.{name}: expected a mapping of fields")
         unknown = set(given) - set(FIELDS)
         if unknown:
-            raise SourceError(f"{OVERRIDES.name}: vms.{name}: unknown fields {sorted(unknown)}")
+            raise SourceError(f"{where}: vms.{name}: unknown fields {sorted(unknown)}")
         if name in rows:
             row = rows[name]
             for key, value in given.items():
@@ -369,7 +376,7 @@ def build(pages: list[Page], overrides: dict[str, Any]) -> dict[str, list[tuple[
                 row.pop(key, None)
         else:
             if "source" not in given:
-                raise SourceError(f"{OVERRIDES.name}: vms.{name}: a row no page covers needs its source")
+                raise SourceError(f"{where}: vms.{name}: a row no page covers needs its source")
             rows[name] = dict(given)
             hand.append(name)
     for name in sorted(rows, key=natural):
@@ -436,16 +443,18 @@ def generate(sources: Path = SOURCES, overrides_file: Path = OVERRIDES) -> str:
     """The text of vms.yaml that the saved sources and the overrides give."""
     pages = load_pages(sources)
     overrides = load_overrides(overrides_file)
-    return render(build(pages, overrides), pages, overrides)
+    return render(build(pages, overrides, overrides_file.name), pages, overrides)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.catalog.vms", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if vms.yaml differs from what the sources give")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where to write (default: the bundled vms.yaml)")
+    parser.add_argument("--sources", type=Path, default=SOURCES, help="the folder of saved page excerpts")
+    parser.add_argument("--overrides", type=Path, default=OVERRIDES, help="the hand-kept overrides file")
     args = parser.parse_args(argv)
     try:
-        text = generate()
+        text = generate(args.sources, args.overrides)
     except SourceError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
