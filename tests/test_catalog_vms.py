@@ -240,6 +240,8 @@ def test_at_least_400_sizes_in_every_family_asked_for(vms):
     # Mdsv2 page: cached-and-temp 40,000 / 400 without a cache size -> temp only
     ("Standard_M32dms_v2", dict(temp_iops=40000, temp_bandwidth=400 * MB, cached_iops=None, uncached_iops=20000,
                                 burst_iops=40000, burst_bandwidth=1000 * MB)),
+    # Msv2 page, footnote 2: with Ultra Disk or Premium SSD v2, 120,000 IOPS / 2,000 MB/s
+    ("Standard_M192is_v2", dict(premium_v2_iops=120000, ultra_bandwidth=2000 * MB, uncached_iops=80000)),
     # Dasv5 page: "3,750", "82" and "12,500" with thousands separators
     ("Standard_D2as_v5", dict(uncached_iops=3750, uncached_bandwidth=82 * MB, burst_bandwidth=600 * MB,
                               network_bandwidth=12500e6 / 8)),
