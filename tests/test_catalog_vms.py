@@ -242,6 +242,12 @@ def test_at_least_400_sizes_in_every_family_asked_for(vms):
                                 burst_iops=40000, burst_bandwidth=1000 * MB)),
     # Msv2 page, footnote 2: with Ultra Disk or Premium SSD v2, 120,000 IOPS / 2,000 MB/s
     ("Standard_M192is_v2", dict(premium_v2_iops=120000, ultra_bandwidth=2000 * MB, uncached_iops=80000)),
+    # previous generations, "Max temp storage throughput (IOPS/MBps)" and "5000/ 125": 40,000 / 400 temp
+    ("Standard_L8s", dict(temp_iops=40000, temp_bandwidth=400 * MB, uncached_iops=10000, uncached_bandwidth=250 * MB,
+                          cached_iops=None, network_bandwidth=8000e6 / 8)),
+    ("Standard_GS1", dict(cached_iops=10000, cache_size=264 * GiB, uncached_bandwidth=125 * MB)),
+    ("Standard_DS15_v2", dict(vcpus=20, cached_iops=80000, cached_bandwidth=640 * MB, cache_size=720 * GiB,
+                              uncached_iops=64000, uncached_bandwidth=960 * MB, network_bandwidth=25000e6 / 8)),
     # Dasv5 page: "3,750", "82" and "12,500" with thousands separators
     ("Standard_D2as_v5", dict(uncached_iops=3750, uncached_bandwidth=82 * MB, burst_bandwidth=600 * MB,
                               network_bandwidth=12500e6 / 8)),

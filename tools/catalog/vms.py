@@ -102,7 +102,7 @@ def clean(text: str) -> str:
     """A cell or header without footnote markers, HTML tags, emphasis and extra spaces."""
     text = re.sub(r"<sup>.*?</sup>", "", text, flags=re.I)
     text = re.sub(r"<[^>]+>", " ", text)
-    text = text.replace("**", "").replace("\t", " ")
+    text = text.replace("**", "").replace("\t", " ").replace("&nbsp;", " ")
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -216,9 +216,13 @@ def _parts(header: str, count: int, where: str) -> list[str]:
     h = re.sub(r"\(cache size[^)]*\)", "", clean(header), flags=re.I)
     if count == 1:
         return [h]
+    group = re.search(r"\(([^()]*/[^()]*)\)", h)
     if ":" in h:
         prefix, tail = h.split(":", 1)
         parts = [f"{prefix} {p}" for p in tail.split("/")]
+    elif group:  # "Max temp storage throughput (IOPS/MBps)"
+        prefix = (h[:group.start()] + h[group.end():]).strip()
+        parts = [f"{prefix} {p}" for p in group[1].split("/")]
     else:
         parts = h.split("/")
     if len(parts) != count:
