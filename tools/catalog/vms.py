@@ -312,7 +312,8 @@ def _finish(values: dict[str, Any], page: Page, notes: list[str]) -> dict[str, A
     assumptions: list[str] = []
     # A cache whose size is not published cannot be modelled: its limits are the temp disk's.
     if "cache_size" not in v:
-        v.pop("cached_iops", None), v.pop("cached_bandwidth", None)
+        for name in ("cached_iops", "cached_bandwidth"):
+            v.pop(name, None)
     # A local-storage table that gives a cache size gives the combined cache-and-temp limits.
     elif "cached_iops" not in v and "temp_iops" in v:
         v["cached_iops"], v["cached_bandwidth"] = v["temp_iops"], v["temp_bandwidth"]
