@@ -32,6 +32,7 @@ def iolab(capsys, monkeypatch, tmp_path):
     the user's own.
     """
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.setenv("COLUMNS", "120")
 
     from iolab.cli import app

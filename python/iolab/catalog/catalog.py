@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TypeVar, Union
 
@@ -48,6 +48,14 @@ class Catalog:
     services: Mapping[str, ServiceLevel]
     protocols: Mapping[str, Protocol]
     defaults: Defaults
+    #: (section, id, field) of every price that the user's own catalog files set: kept by
+    #: :meth:`in_region` whatever the region.
+    own_prices: frozenset[tuple[str, str, str]] = frozenset()
+    #: The region whose prices the rows carry (set by :meth:`in_region`), None before.
+    region: str | None = None
+    #: How :meth:`in_region` set each price: ``(section, id, field)`` to ``priced``,
+    #: ``missing`` (not published in this region), ``unpublished`` (in no region) or ``own``.
+    price_status: Mapping[tuple[str, str, str], str] = field(default_factory=lambda: MappingProxyType({}))
 
     def vm(self, id: str) -> Vm:
         """The VM size ``id`` (``Standard_DS13``)."""
@@ -82,13 +90,20 @@ class Catalog:
         return found
 
     def in_region(self, region: str) -> "Catalog":
-        """This catalog with every price taken from ``region`` (``eastus``).
+        """This catalog with every price taken from ``region`` (``eastus``, any case).
 
-        Prices are region-specific; a price the region does not publish becomes ``None``
-        (unpriced), never a figure borrowed from another region. The bundled catalog holds
-        one set of prices today, taken as East US's, so this returns the catalog unchanged.
+        VM sizes get the region's Linux pay-as-you-go hourly price times 730 as
+        ``price_per_month``; fixed-size disks their monthly price; Premium SSD v2 and Ultra
+        their per GiB, per IOPS and per MB/s monthly prices; service levels their price per
+        GiB-month. A price the region does not publish becomes ``None`` (unpriced), never a
+        figure borrowed from another region; :attr:`price_status` says which. A price set
+        by the user's own catalog file is kept. The bundled price table is read on the first
+        call. Raises :class:`~iolab.errors.UnknownIdError` (exit 2) naming the nearest
+        regions for an unknown region.
         """
-        return self
+        from .prices import in_region
+
+        return in_region(self, region)
 
     def section(self, name: str) -> Mapping[str, Row]:
         """The rows of one section by its name in a catalog file (``"vms"``, ``"disks"``, ...)."""

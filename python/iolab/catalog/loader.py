@@ -30,6 +30,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import pydantic
+
 from ..errors import InputError, SchemaError, nearest
 from ..schema import load_yaml, parse_yaml, validate
 from .catalog import SECTIONS, Catalog
@@ -68,28 +70,57 @@ def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:
         files = [files]
     if not files:
         return bundled_catalog()
-    draft = copy.deepcopy(_bundled_draft())
+    draft = _bundled_state()[0]  # a fresh copy of the merged bundled rows
     for path in files:
         name = str(path)
         _merge_file(draft, load_yaml(path), name)
     return _build(draft)
 
 
-@lru_cache(maxsize=1)
 def bundled_catalog() -> Catalog:
     """The catalog shipped inside the package (built once, then cached)."""
-    return _build(_bundled_draft())
+    return _bundled_catalog()
 
 
 @lru_cache(maxsize=1)
-def _bundled_draft() -> _Draft:
-    draft = _Draft()
+def _bundled_catalog() -> Catalog:
+    return _bundled_state()[1]
+
+
+def _bundled_state() -> tuple[_Draft, Catalog]:
+    """The merged bundled rows (a new copy each call) and the catalog built from them.
+
+    Both come from the prebuilt copy in the user's cache directory when it matches the
+    data files and this code (see :mod:`iolab.catalog.cache`); otherwise they are built
+    from the YAML files and the copy is written.
+    """
+    from . import cache
+
     data_dir = resources.files("iolab.catalog").joinpath("data")
-    for item in sorted(data_dir.iterdir(), key=lambda r: r.name):
-        if item.name.endswith(".yaml"):
-            name = f"iolab/catalog/data/{item.name}"
-            _merge_file(draft, parse_yaml(item.read_bytes(), file=name), name)
-    return draft
+    files = [(f"iolab/catalog/data/{item.name}", item.read_bytes())
+             for item in sorted(data_dir.iterdir(), key=lambda r: r.name) if item.name.endswith(".yaml")]
+    code_dir = resources.files("iolab.catalog")
+    code = [(item.name, item.read_bytes()) for item in sorted(code_dir.iterdir(), key=lambda r: r.name)
+            if item.name.endswith(".py")]
+    code += [(name, resources.files("iolab").joinpath(name).read_bytes()) for name in ("schema.py", "units.py")]
+    key = cache.key_of([*files, *code, ("pydantic", pydantic.VERSION.encode())])
+    state = cache.load("catalog", key)
+    if _valid_state(state):
+        draft, sections, defaults, own = state
+        return draft, Catalog(**{s: MappingProxyType(rows) for s, rows in sections.items()},
+                              defaults=defaults, own_prices=own)
+    draft = _Draft()
+    for name, data in files:
+        _merge_file(draft, parse_yaml(data, file=name), name)
+    catalog = _build(copy.deepcopy(draft))
+    state = (draft, {s: dict(getattr(catalog, s)) for s in SECTIONS}, catalog.defaults, catalog.own_prices)
+    cache.store("catalog", key, state)
+    return copy.deepcopy(draft), catalog
+
+
+def _valid_state(state: object) -> bool:
+    return (isinstance(state, tuple) and len(state) == 4 and isinstance(state[0], _Draft)
+            and isinstance(state[1], dict) and set(state[1]) == set(SECTIONS) and isinstance(state[2], Defaults))
 
 
 # --------------------------------------------------------------------------- merging
@@ -205,7 +236,27 @@ def _build(draft: _Draft) -> Catalog:
                              f"{draft.written_as.get((section, ident), section)}.{ident}", draft.origin[(section, ident)])
             for ident, raw in draft.rows[section].items()
         })
-    return Catalog(**built, defaults=defaults)
+    return Catalog(**built, defaults=defaults, own_prices=_own_prices(draft))
+
+
+_BUNDLED = "iolab/catalog/data/"
+_PRICE_FIELDS = {"vms": {"price_per_month": ("price_per_month", "price_per_hour")},
+                 "disks": {"price_per_month": ("price_per_month",)},
+                 "provisioned": {f: (f,) for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")},
+                 "services": {"price_per_gib_month": ("price_per_gib_month",)}}
+
+
+def _own_prices(draft: _Draft) -> frozenset[tuple[str, str, str]]:
+    """(section, id, field) of the prices a user's file set (kept by ``Catalog.in_region``)."""
+    own = set()
+    for section, fields in _PRICE_FIELDS.items():
+        for ident in draft.rows[section]:
+            origin = draft.origin.get((section, ident), {})
+            for name, given_as in fields.items():
+                files = [origin[k] for k in given_as if k in origin]
+                if files and not all(f.startswith(_BUNDLED) for f in files):
+                    own.add((section, ident, name))
+    return frozenset(own)
 
 
 def _complete(section: str, raw: dict[str, Any], ident: str, defaults: Defaults) -> dict[str, Any]:

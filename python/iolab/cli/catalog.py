@@ -5,6 +5,9 @@ them without an argument); ``iolab catalog show ID`` prints one entry field by f
 Values marked ``*`` are assumptions, not published figures. ``--json`` prints a list of
 objects (``show``: one object), each with its ``id`` and ``kind`` and every value in base
 units. ``--catalog FILE`` (repeatable) adds the user's files over the bundled data.
+``--region NAME`` (default ``eastus``) shows that region's prices: a price the region does
+not publish shows as missing, never as another region's. ``iolab catalog import-prices``
+turns pages saved from the Azure Retail Prices API into a catalog file.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ from typing import Optional
 import typer
 
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+
+REGION_OPTION = typer.Option(
+    "eastus", "--region", help="Azure region whose prices to show (armRegionName: eastus, westeurope, ...).",
+    metavar="NAME",
+)
 
 app = typer.Typer(help="List and show the catalog (VMs, disks, services, protocols).", no_args_is_help=True)
 
@@ -35,14 +43,15 @@ def list_(
     section: Optional[Section] = typer.Argument(None, help="Which section to list; all of them when omitted."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    region: str = REGION_OPTION,
 ) -> None:
     """List catalog entries as tables (or, with --json, as a list of objects with id and kind)."""
     from .catalog_view import _load, _rows, _tables, entry_json
 
-    cat = _load(catalog)
+    cat = _load(catalog, region)
     sections = [section] if section else list(Section)
     if json_:
-        print_json([entry_json(row) for s in sections for row in _rows(cat, s)])
+        print_json([entry_json(row, cat) for s in sections for row in _rows(cat, s)])
         return
     for s in sections:
         for table in _tables(cat, s):
@@ -54,13 +63,42 @@ def show(
     id: str = typer.Argument(..., help="A catalog id (Standard_DS13, P30, premium-v2, anf-ultra, nfs3) or 'defaults'."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
+    region: str = REGION_OPTION,
 ) -> None:
-    """Show one catalog entry with every field, its source and its assumptions."""
+    """Show one catalog entry with every field, its source and its assumptions, priced in --region."""
     from .catalog_view import _load, _show_table, entry_json
 
-    cat = _load(catalog)
+    cat = _load(catalog, region)
     row = cat.defaults if id == "defaults" else cat.entry(id)[1]
     if json_:
-        print_json(entry_json(row))
+        print_json(entry_json(row, cat))
         return
-    console.print(_show_table(row))
+    console.print(_show_table(row, cat))
+
+
+@app.command("import-prices")
+def import_prices(
+    files: list[Path] = typer.Argument(..., help="Pages saved from the Azure Retail Prices API (JSON).",
+                                       show_default=False, metavar="FILE"),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the catalog file here "
+                                          "(default: standard output).", metavar="OUT"),
+    force: bool = typer.Option(False, "--force", help="Overwrite OUT when it exists."),
+    region: Optional[str] = typer.Option(None, "--region", help="Keep this region's prices (needed when the "
+                                         "pages hold several regions).", metavar="NAME"),
+    json_: bool = JSON_OPTION,
+    catalog: Optional[list[Path]] = CATALOG_OPTION,
+) -> None:
+    """Turn saved Azure Retail Prices API pages into a catalog file that --catalog takes.
+
+    Keeps Linux pay-as-you-go VM prices, managed disk (LRS) prices, Premium SSD v2 / Ultra unit
+    prices and Azure NetApp Files capacity prices for ids the catalog has; says how many items
+    it skipped and why.
+    """
+    from ..errors import InputError
+    from .catalog_import import import_prices as run_import
+
+    if json_ and output is None:
+        raise InputError("--json prints the summary: give -o OUT for the catalog file", field="--json")
+    summary = run_import(files, output=output, force=force, region=region, catalog=list(catalog or ()))
+    if json_:
+        print_json(summary)

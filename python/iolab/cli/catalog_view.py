@@ -18,13 +18,31 @@ from .catalog import Section
 ASSUMED = "[dim]* assumption, not a published figure[/]"
 KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ServiceLevel: "service",
         Protocol: "protocol", Defaults: "defaults"}
+SECTION = {Vm: "vms", DiskSku: "disks", ProvisionedDisk: "provisioned", ServiceLevel: "services"}
+PRICE_WORDS = {"missing": "missing", "unpublished": "no price"}
+
+
+def _price_caption(cat: Catalog) -> str:
+    where = cat.region or "the catalog"
+    return (f"{ASSUMED}\n[dim]prices: USD in {where}; missing: not published in {where}; "
+            "no price: published in no region (retired, or no public price)[/]")
+
+
+def _status(cat: Catalog | None, row: Sourced, field: str) -> str | None:
+    section = SECTION.get(type(row))
+    if cat is None or section is None:
+        return None
+    return cat.price_status.get((section, getattr(row, "id", ""), field))
 
 
 # --------------------------------------------------------------------------- JSON
 
 
-def entry_json(row: Sourced) -> dict[str, Any]:
-    """One catalog entry as a JSON object: ``id`` and ``kind`` first, base units, provenance last."""
+def entry_json(row: Sourced, cat: Catalog | None = None) -> dict[str, Any]:
+    """One catalog entry as a JSON object: ``id`` and ``kind`` first, base units, provenance last.
+
+    With a catalog priced by ``in_region``, priced rows add ``region`` and ``price_status``
+    (field -> ``priced``, ``missing``, ``unpublished`` or ``own``)."""
     data = row.model_dump(mode="json")
     doc: dict[str, Any] = {"id": data.pop("id", "defaults"), "kind": KIND[type(row)]}
     meta = {k: data.pop(k) for k in ("source", "assumptions", "notes")}
@@ -34,6 +52,10 @@ def entry_json(row: Sourced) -> dict[str, Any]:
     doc.update(data)
     if isinstance(row, (DiskSku, ProvisionedDisk)):
         doc["host_caching"] = row.host_caching
+    if cat is not None and cat.region and type(row) in SECTION:
+        statuses = {f: _status(cat, row, f) for f in type(row).model_fields if f.startswith("price_per_")}
+        doc["region"] = cat.region
+        doc["price_status"] = {f: s for f, s in statuses.items() if s is not None}
     doc.update(meta)
     return doc
 
@@ -95,23 +117,24 @@ def _burst(d: DiskSku) -> str:
     return text + (f" for {format_duration(b.duration)}" if b.duration else "")
 
 
-def _money(row: Sourced, field: str) -> str:
+def _money(row: Sourced, field: str, cat: Catalog | None = None) -> str:
+    """A price, or why there is none in the catalog's region (``missing``, ``no price``)."""
     v = getattr(row, field)
     if v is None:
-        return "–"
+        return PRICE_WORDS.get(_status(cat, row, field) or "", "–")
     return (f"{v:,.2f}" if v >= 1 else f"{v:.4g}") + ("*" if row.is_assumed(field) else "")
 
 
-def _table(title: str, columns: list[str]) -> Table:
-    t = Table(title=title, header_style="bold", caption=ASSUMED, title_justify="left", box=None,
+def _table(title: str, columns: list[str], caption: str = ASSUMED) -> Table:
+    t = Table(title=title, header_style="bold", caption=caption, title_justify="left", box=None,
               pad_edge=False, caption_justify="left")
     for i, col in enumerate(columns):
         t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0)
     return t
 
 
-def _vm_table(rows: list[Vm]) -> Table:
-    t = _table("VM sizes (storage limits: IOPS, MB/s; network egress)",
+def _vm_table(rows: list[Vm], cat: Catalog) -> Table:
+    t = _table("VM sizes (storage limits: IOPS, MB/s; network egress)", caption=_price_caption(cat), columns=
                ["id", "vCPU/\nGiB", "disks", "prem.", "uncached\nIOPS", "MB/s", "cached\nIOPS", "MB/s",
                 "cache\nGiB", "burst\nIOPS", "MB/s", "network\nMbit/s", "$/month"])
     for v in rows:
@@ -119,12 +142,12 @@ def _vm_table(rows: list[Vm]) -> Table:
                   _value(v, "premium_storage"), _cell(v, "uncached_iops"), _cell(v, "uncached_bandwidth", 1e6),
                   _cell(v, "cached_iops"), _cell(v, "cached_bandwidth", 1e6), _cell(v, "cache_size", GiB),
                   _cell(v, "burst_iops"), _cell(v, "burst_bandwidth", 1e6), _cell(v, "network_bandwidth", 1e6 / 8),
-                  _money(v, "price_per_month"))
+                  _money(v, "price_per_month", cat))
     return t
 
 
-def _disk_table(rows: list[DiskSku]) -> Table:
-    t = _table("Disk SKUs (latency: unloaded read / write)",
+def _disk_table(rows: list[DiskSku], cat: Catalog) -> Table:
+    t = _table("Disk SKUs (latency: unloaded read / write)", caption=_price_caption(cat), columns=
                ["id", "tier", "GiB", "IOPS", "MB/s", "burst\nIOPS", "MB/s", "burst", "perf. plus\nIOPS", "MB/s",
                 "latency\nms", "host\ncache", "$/month"])
     for d in rows:
@@ -133,7 +156,7 @@ def _disk_table(rows: list[DiskSku]) -> Table:
         t.add_row(d.id, d.tier, _cell(d, "size", GiB), _cell(d, "iops"), _cell(d, "bandwidth", 1e6),
                   _num(b.iops if b else None), _num(b.bandwidth if b else None, 1e6), b.kind if b else "–",
                   _num(plus[0] if plus else None), _num(plus[1] if plus else None, 1e6), latency,
-                  "yes" if d.host_caching else "no", _money(d, "price_per_month"))
+                  "yes" if d.host_caching else "no", _money(d, "price_per_month", cat))
     return t
 
 
@@ -150,15 +173,24 @@ def _provisioned_table(rows: list[ProvisionedDisk]) -> Table:
     return t
 
 
-def _service_table(rows: list[ServiceLevel]) -> Table:
-    t = _table("Service levels (throughput in MiB/s)",
+def _provisioned_price_table(rows: list[ProvisionedDisk], cat: Catalog) -> Table:
+    t = _table("Provisioned disk prices (monthly; IOPS and MB/s above the free baseline)",
+               ["id", "$ per GiB", "$ per IOPS", "$ per MB/s"], caption=_price_caption(cat))
+    for d in rows:
+        t.add_row(d.id, _money(d, "price_per_gib_month", cat), _money(d, "price_per_iops_month", cat),
+                  _money(d, "price_per_mbps_month", cat))
+    return t
+
+
+def _service_table(rows: list[ServiceLevel], cat: Catalog) -> Table:
+    t = _table("Service levels (throughput in MiB/s)", caption=_price_caption(cat), columns=
                ["id", "per TiB", "volume size", "volume\nmax", "large\nvolume max", "manual\nQoS",
                 "latency\nms", "$/GiB\nmonth"])
     for s in rows:
         per_tib = _cell(s, "rate_per_tib", MiB) if s.rate_per_tib else ("formula" if s.base_throughput else "manual")
         t.add_row(s.id, per_tib, f"{format_size(s.min_size)} to {format_size(s.max_size)}",
                   _cell(s, "max_throughput", MiB), _cell(s, "large_max_throughput", MiB), _value(s, "manual_qos"),
-                  _cell(s, "latency", 1e-3), _money(s, "price_per_gib_month"))
+                  _cell(s, "latency", 1e-3), _money(s, "price_per_gib_month", cat))
     return t
 
 
@@ -176,10 +208,11 @@ def _protocol_table(rows: list[Protocol]) -> Table:
 
 def _tables(cat: Catalog, section: Section) -> list[Table]:
     makers: dict[Section, Callable[[], list[Table]]] = {
-        Section.vms: lambda: [_vm_table(list(cat.vms.values()))],
-        Section.disks: lambda: [_disk_table(list(cat.disks.values())),
-                                _provisioned_table(list(cat.provisioned.values()))],
-        Section.services: lambda: [_service_table(list(cat.services.values()))],
+        Section.vms: lambda: [_vm_table(list(cat.vms.values()), cat)],
+        Section.disks: lambda: [_disk_table(list(cat.disks.values()), cat),
+                                _provisioned_table(list(cat.provisioned.values())),
+                                _provisioned_price_table(list(cat.provisioned.values()), cat)],
+        Section.services: lambda: [_service_table(list(cat.services.values()), cat)],
         Section.protocols: lambda: [_protocol_table(list(cat.protocols.values()))],
     }
     return makers[section]()
@@ -191,7 +224,36 @@ def _rows(cat: Catalog, section: Section) -> list[Sourced]:
     return list(cat.section(section.value).values())
 
 
-def _show_table(row: Sourced) -> Table:
+def _price_text(row: Sourced, field: str, cat: Catalog | None) -> str:
+    """A price field in ``catalog show``: the figure, or why there is none in the region."""
+    status = _status(cat, row, field)
+    if getattr(row, field) is not None or status is None:
+        text = _value(row, field)
+        return f"{text} (your catalog file)" if status == "own" else text
+    if status == "missing":
+        return f"missing in {cat.region}: not published there (no other region's price is used)"  # type: ignore[union-attr]
+    return "no published price in any region (retired size, or not sold pay-as-you-go)"
+
+
+def _price_sources(row: Sourced, cat: Catalog) -> str | None:
+    """Where the row's prices in the catalog's region come from."""
+    from ..catalog.prices import price_table
+
+    table, section, ident = price_table(), SECTION.get(type(row)), getattr(row, "id", "")
+    cited = set()
+    for field in type(row).model_fields:
+        status = cat.price_status.get((section, ident, field)) if section else None
+        if status == "priced":
+            name = "price_per_hour" if isinstance(row, Vm) else field
+            price, _ = table.lookup(section, ident, name, cat.region)  # type: ignore[arg-type]
+            if price is not None:
+                cited.add(f"{table.describe(price.source)}, {price.region}")
+        elif status == "own":
+            cited.add("your catalog file")
+    return "; ".join(sorted(cited)) or None
+
+
+def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
     binary = isinstance(row, (ServiceLevel, Protocol))
     title = f"{KIND[type(row)]} {getattr(row, 'id', '')}".strip()
     t = Table(title=title, header_style="bold", show_header=False, caption=ASSUMED, title_justify="left",
@@ -206,6 +268,8 @@ def _show_table(row: Sourced) -> Table:
             text = _burst(row)
         elif isinstance(row, DiskSku) and name == "performance_plus":
             text = f"{_ops(v[0])} IOPS / {format_rate(v[1])}" if v else "–"
+        elif name.startswith("price_per_"):
+            text = _price_text(row, name, cat)
         elif isinstance(v, tuple) and name == "throughput_per_gib":
             terms = " + ".join(f"{_num(x, MiB)} MiB/s" for x in v)
             text = f"{terms} per GiB, each rounded up to a whole MiB/s" if v else "–"
@@ -215,6 +279,9 @@ def _show_table(row: Sourced) -> Table:
     if isinstance(row, (DiskSku, ProvisionedDisk)):
         t.add_row("host_caching", "yes" if row.host_caching else "no")
     t.add_row("source", row.source)
+    cited = _price_sources(row, cat) if cat is not None and cat.region else None
+    if cited:
+        t.add_row("price source", cited)
     if row.assumptions:
         t.add_row("assumptions", ", ".join(row.assumptions))
     if row.notes:
@@ -222,5 +289,7 @@ def _show_table(row: Sourced) -> Table:
     return t
 
 
-def _load(files: Optional[list[Path]]) -> Catalog:
-    return load_catalog(list(files or ()))
+def _load(files: Optional[list[Path]], region: str | None = None) -> Catalog:
+    """The catalog (bundled data and the user's files), priced in ``region`` when given."""
+    cat = load_catalog(list(files or ()))
+    return cat.in_region(region) if region is not None else cat

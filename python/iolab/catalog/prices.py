@@ -1,0 +1,142 @@
+"""Prices per region: the bundled price table and :meth:`Catalog.in_region`.
+
+The table (``catalog/data/prices/prices.csv``, rebuilt by ``tools/catalog/prices.py``) has
+one row per priced figure and one column per region::
+
+    section,id,field,unit,currency,date,source,australiacentral,...,westus3
+    vms,Standard_D4s_v5,price_per_hour,USD/hour,USD,2026-06-18,karpenter,0.24,...,0.192
+    disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,135.17,...
+
+An empty cell is a price the region does not publish. ``source`` names an entry of
+``prices/sources.yaml`` (repository, path, commit, date, and whether it is a secondary
+source). The table is read only when a command asks for a region's prices, then kept.
+
+:func:`in_region` puts one region's prices on a catalog's rows: a figure the region lacks
+becomes None (missing), never a figure from another region; a price that the user's own
+catalog file sets is kept as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from ..errors import UnknownIdError
+from .row import HOURS_PER_MONTH
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
+
+__all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region"]
+
+DEFAULT_REGION = "eastus"
+PRICE_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "vms": ("price_per_month",),
+    "disks": ("price_per_month",),
+    "provisioned": ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"),
+    "services": ("price_per_gib_month",),
+})
+"""The price fields of each catalog section."""
+
+PriceStatus = Literal["priced", "missing", "unpublished", "own"]
+"""How a row's price was set by :func:`in_region`: from the region's table (``priced``); the
+table has the figure for other regions but not this one (``missing``); no source publishes
+it in any region (``unpublished``); the user's catalog file sets it (``own``)."""
+
+_TABLE_FIELD = {("vms", "price_per_month"): ("price_per_hour", HOURS_PER_MONTH)}
+_FIXED = 7  # section,id,field,unit,currency,date,source
+
+
+class Price(NamedTuple):
+    """One price as the table states it (``value`` in ``unit``), with its provenance."""
+
+    value: float
+    unit: str
+    currency: str
+    date: str
+    source: str
+    region: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PriceTable:
+    """The bundled price table: regions, rows by (section, id, field), and the sources."""
+
+    regions: tuple[str, ...]
+    rows: Mapping[tuple[str, str, str], tuple[str, ...]]
+    sources: Mapping[str, Mapping[str, Any]]
+
+    def region(self, name: str) -> str:
+        """The table's name of region ``name`` (any case); raises :class:`UnknownIdError`
+        (exit 2) suggesting the nearest region names when the table has no such region."""
+        folded = name.strip().casefold().replace(" ", "")
+        for region in self.regions:
+            if region == folded:
+                return region
+        raise UnknownIdError("region", name, self.regions, field="--region")
+
+    def lookup(self, section: str, ident: str, fld: str, region: str) -> tuple[Price | None, PriceStatus]:
+        """The price of ``fld`` of row ``ident`` in ``region`` (a name from :attr:`regions`)
+        and its status (``priced``, ``missing``, ``unpublished``)."""
+        row = self.rows.get((section, ident, fld))
+        if row is None:
+            return None, "unpublished"
+        cell = row[_FIXED + self.regions.index(region)]
+        if not cell:
+            return None, "missing"
+        unit, currency, date, source = row[3:7]
+        return Price(float(cell), unit, currency, date, source, region), "priced"
+
+    def describe(self, source: str) -> str:
+        """A source as a person cites it: repository path (date), marked secondary where so."""
+        meta = self.sources.get(source, {})
+        text = f"{meta.get('repository', source)} {meta.get('path', '')} ({meta.get('date', 'undated')})"
+        return text + (", a secondary source" if meta.get("secondary") else "")
+
+
+@lru_cache(maxsize=1)
+def price_table() -> PriceTable:
+    """The bundled price table, read on first use and then kept."""
+    from ..schema import parse_yaml
+
+    folder = resources.files("iolab.catalog").joinpath("data", "prices")
+    reader = csv.reader(io.StringIO(folder.joinpath("prices.csv").read_text(encoding="utf-8")))
+    header = next(reader)
+    rows = {(r[0], r[1], r[2]): tuple(r) for r in reader}
+    name = "iolab/catalog/data/prices/sources.yaml"
+    sources = parse_yaml(folder.joinpath("sources.yaml").read_bytes(), file=name).get("sources", {})
+    return PriceTable(tuple(header[_FIXED:]), MappingProxyType(rows), MappingProxyType(sources))
+
+
+def in_region(catalog: "Catalog", region: str) -> "Catalog":
+    """``catalog`` with every price taken from ``region``; see :meth:`Catalog.in_region`."""
+    table = price_table()
+    name = table.region(region)
+    status: dict[tuple[str, str, str], PriceStatus] = {}
+    sections: dict[str, Any] = {}
+    for section, fields in PRICE_FIELDS.items():
+        rows = {}
+        for ident, row in getattr(catalog, section).items():
+            update: dict[str, float | None] = {}
+            for fld in fields:
+                if fld not in type(row).model_fields:
+                    continue
+                if (section, ident, fld) in catalog.own_prices:
+                    status[(section, ident, fld)] = "own"
+                    continue
+                table_field, factor = _TABLE_FIELD.get((section, fld), (fld, 1.0))
+                price, found = table.lookup(section, ident, table_field, name)
+                update[fld] = None if price is None else price.value * factor
+                status[(section, ident, fld)] = found
+            if update:
+                assumed = tuple(a for a in row.assumptions if a not in update)
+                row = row.model_copy(update={**update, "assumptions": assumed})
+            rows[ident] = row
+        sections[section] = MappingProxyType(rows)
+    return dataclasses.replace(catalog, **sections, region=name, price_status=MappingProxyType(status))

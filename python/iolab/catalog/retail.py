@@ -1,0 +1,189 @@
+"""Pages saved from the Azure Retail Prices API, read into catalog prices.
+
+A page is the API's JSON answer, ``{"Items": [...], "NextPageLink": ...}``. Each item needs
+``armSkuName``, ``armRegionName``, ``retailPrice``, ``unitOfMeasure``, ``meterName``,
+``productName``, ``type``, ``currencyCode`` and ``effectiveStartDate``. :func:`read_pages`
+keeps (everything else is counted by the reason it was skipped):
+
+- VM sizes (``productName`` "Virtual Machines ..."): Linux pay-as-you-go, ``type``
+  Consumption, unit "1 Hour" -> ``vms.ID.price_per_hour``. Windows products, Spot and Low
+  Priority meters, reservations and Dev/Test prices are skipped.
+- Managed disks (``productName`` "... Managed Disks", meter "P30 LRS Disk", unit "1/Month")
+  -> ``disks.P30.price_per_month``; other redundancies (ZRS) and meters (operations,
+  bursting) are skipped.
+- Premium SSD v2 (``productName`` "Azure Premium SSD v2") and Ultra ("Ultra Disks"): meters
+  "... Provisioned Capacity" (per GiB), "... Provisioned IOPS", "... Provisioned Throughput
+  (MBps)", hourly units times 730 -> ``price_per_gib_month``, ``price_per_iops_month``,
+  ``price_per_mbps_month``.
+- Azure NetApp Files (``productName`` "Azure NetApp Files"): the "Standard Capacity",
+  "Premium Capacity" and "Ultra Capacity" meters (unit "1 GiB/Hour", times 730) ->
+  ``services.anf-LEVEL.price_per_gib_month``; other ANF meters are skipped.
+
+When an id has several prices, the one with the latest ``effectiveStartDate`` wins; among
+prices of the same date, the one of the highest ``tierMinimumUnits`` (the API lists Premium
+SSD v2's free first 3,000 IOPS as a tier priced 0, and the paid IOPS above as a tier from
+3,000; the catalog's free baseline covers the first).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SchemaError
+from .row import HOURS_PER_MONTH
+
+__all__ = ["ITEM_FIELDS", "RetailPrices", "read_pages"]
+
+ITEM_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "unitOfMeasure", "meterName", "productName",
+               "type", "currencyCode", "effectiveStartDate")
+_DISK_METER = re.compile(r"^([PES]\d+) LRS Disk$")
+_DISK_PRODUCT = {"P": "Premium SSD Managed Disks", "E": "Standard SSD Managed Disks", "S": "Standard HDD Managed Disks"}
+_PROVISIONED = {"Azure Premium SSD v2": "premium-v2", "Ultra Disks": "ultra"}
+_ANF_METERS = {"Standard Capacity": "anf-standard", "Premium Capacity": "anf-premium", "Ultra Capacity": "anf-ultra"}
+_PROVISIONED_METERS = (("Provisioned Capacity", "price_per_gib_month", ("1 GiB/Hour", "1 GiB/Month")),
+                       ("Provisioned IOPS", "price_per_iops_month", ("1/Hour", "1/Month")),
+                       ("Provisioned Throughput (MBps)", "price_per_mbps_month", ("1/Hour", "1/Month")))
+
+
+@dataclass
+class RetailPrices:
+    """What :func:`read_pages` kept: ``prices[(section, id, field)] = (price, (effective date, tier))``."""
+
+    region: str | None = None
+    currency: str | None = None
+    prices: dict[tuple[str, str, str], tuple[float, tuple[str, float]]] = field(default_factory=dict)
+    skipped: Counter = field(default_factory=Counter)
+    items: int = 0
+
+
+def _item_error(file: str, index: int, name: str, message: str) -> SchemaError:
+    return SchemaError(message, file=file, field=f"Items[{index}].{name}")
+
+
+def _check_item(item: Any, file: str, index: int) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        raise SchemaError(f"expected an object, got {type(item).__name__}", file=file, field=f"Items[{index}]")
+    for name in ITEM_FIELDS:
+        if name not in item:
+            raise _item_error(file, index, name, "missing")
+        value = item[name]
+        if name == "retailPrice":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise _item_error(file, index, name, f"expected a price (a number 0 or above), got {value!r}")
+        elif not isinstance(value, str):
+            raise _item_error(file, index, name, f"expected a string, got {value!r}")
+    return item
+
+
+def _load_page(path: Path) -> list[Any]:
+    name = str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SchemaError("no such file", file=name) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SchemaError(f"cannot read: {e}", file=name) from None
+    try:
+        page = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SchemaError(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}", file=name) from None
+    if not isinstance(page, dict) or "Items" not in page:
+        raise SchemaError("expected a page of the Azure Retail Prices API: an object with an Items list", file=name)
+    if not isinstance(page["Items"], list):
+        raise SchemaError(f"expected a list, got {type(page['Items']).__name__}", file=name, field="Items")
+    return page["Items"]
+
+
+def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
+    """The catalog price an item gives, or why it is skipped."""
+    product, meter, unit = item["productName"], item["meterName"], item["unitOfMeasure"]
+    if item["type"] != "Consumption":
+        return f"not pay-as-you-go (type {item['type']})"
+    if product.startswith("Virtual Machines"):
+        if product.endswith("Windows"):
+            return "Windows"
+        if "Spot" in meter:
+            return "Spot"
+        if "Low Priority" in meter:
+            return "Low Priority"
+        if not item["armSkuName"].startswith("Standard_"):
+            return "not a VM size (armSkuName without Standard_)"
+        if unit != "1 Hour":
+            return f"VM price not per hour ({unit})"
+        return ("vms", item["armSkuName"], "price_per_hour"), float(item["retailPrice"])
+    disk = _DISK_METER.match(meter)
+    if disk and product == _DISK_PRODUCT.get(disk.group(1)[0]):
+        if unit != "1/Month":
+            return f"disk price not per month ({unit})"
+        return ("disks", disk.group(1), "price_per_month"), float(item["retailPrice"])
+    if product in _PROVISIONED:
+        for suffix, fld, units in _PROVISIONED_METERS:
+            if meter.endswith(suffix):
+                if unit not in units:
+                    return f"provisioned disk price in an unknown unit ({unit})"
+                factor = HOURS_PER_MONTH if unit.endswith("Hour") else 1.0
+                return ("provisioned", _PROVISIONED[product], fld), float(item["retailPrice"]) * factor
+        return "provisioned disk meter not priced by the catalog"
+    if product == "Azure NetApp Files":
+        if meter not in _ANF_METERS:
+            return "Azure NetApp Files meter not priced by the catalog"
+        if unit != "1 GiB/Hour":
+            return f"Azure NetApp Files price in an unknown unit ({unit})"
+        return ("services", _ANF_METERS[meter], "price_per_gib_month"), float(item["retailPrice"]) * HOURS_PER_MONTH
+    if "Managed Disks" in product:
+        return "other disk meter (redundancy other than LRS, operations, bursting)"
+    return "not a VM size or managed disk"
+
+
+def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
+    """Read saved pages and keep one region's prices (``region``, or the only region in them).
+
+    Raises :class:`SchemaError` naming the file and ``Items[i].field`` for a malformed item,
+    and naming the regions found when they are several and ``region`` is not given, or the
+    currencies when the kept prices use more than one.
+    """
+    kept: list[tuple[tuple[str, str, str], float, str, str, tuple[str, float]]] = []
+    out = RetailPrices()
+    for path in paths:
+        for index, raw in enumerate(_load_page(path)):
+            item = _check_item(raw, str(path), index)
+            out.items += 1
+            found = _classify(item)
+            if isinstance(found, str):
+                out.skipped[found] += 1
+            else:
+                tier = item.get("tierMinimumUnits", 0)
+                tier = float(tier) if isinstance(tier, (int, float)) and not isinstance(tier, bool) else 0.0
+                kept.append((found[0], found[1], item["armRegionName"], item["currencyCode"],
+                             (item["effectiveStartDate"], tier)))
+    regions = sorted({k[2] for k in kept})
+    if region is not None:
+        region = region.strip().lower()
+    else:
+        if len(regions) > 1:
+            raise SchemaError(f"the pages hold prices for {len(regions)} regions ({', '.join(regions)}); "
+                              "choose one with --region", field="--region")
+        region = regions[0] if regions else None
+    out.region = region
+    for key, price, where, currency, date in kept:
+        if where != region:
+            out.skipped["another region"] += 1
+            continue
+        if out.currency is None:
+            out.currency = currency
+        elif currency != out.currency:
+            raise SchemaError(f"the pages mix currencies ({out.currency}, {currency}); save pages of one currency",
+                              field="currencyCode")
+        old = out.prices.get(key)
+        if old is not None:
+            out.skipped["older or lower-tier price of the same meter"] += 1
+            if old[1] >= date:
+                continue
+        out.prices[key] = (price, date)
+    return out

@@ -1,0 +1,195 @@
+"""Rebuild the bundled price table from the saved source extracts.
+
+    python tools/catalog/prices.py [--sources DIR] [--out DIR]
+
+Reads the extracts in ``tools/catalog/sources/prices/`` (each starts with ``#`` lines naming
+its repository, path, commit and date) and writes ``prices.csv`` and ``sources.yaml`` into
+``python/iolab/catalog/data/prices/``. The output depends on the extracts only: sorted rows
+and regions, numbers written with 10 significant digits, so running it twice gives the same
+bytes. See docs/catalog.md for the file format.
+
+Extracts:
+
+- ``karpenter-vms.csv``: ``region,sku,price`` (USD per hour), VM sizes -> ``vms``/``price_per_hour``.
+- ``zombiescan-disks.txt``: one line per region, ``REGION SKU PRICE ...``; tiers P1..S80 ->
+  ``disks``/``price_per_month``; ``premium-v2``/``ultra`` -> ``provisioned``/``price_per_gib_month``.
+- ``infracost-units.txt``: ``section id field region quantity monthly_cost path``; the unit
+  price is monthly_cost / quantity.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ROOT / "tools" / "catalog" / "sources" / "prices"
+OUT = ROOT / "python" / "iolab" / "catalog" / "data" / "prices"
+
+UNITS = {
+    "price_per_hour": "USD/hour",
+    "price_per_month": "USD/month",
+    "price_per_gib_month": "USD/GiB-month",
+    "price_per_iops_month": "USD/IOPS-month",
+    "price_per_mbps_month": "USD/MBps-month",
+}
+HEADER = ["section", "id", "field", "unit", "currency", "date", "source"]
+_TIER = re.compile(r"^[PES]\d+$")
+
+
+class SourceError(ValueError):
+    """An extract is malformed; the message names the file and line."""
+
+
+def _meta(path: Path, name: str, secondary: bool, what: str) -> dict[str, str]:
+    """The ``# key: value`` header of an extract: repository, path, commit, date."""
+    meta: dict[str, str] = {"name": name}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"#\s*(repository|path|commit|date):\s*(\S+)", line)
+        if m:
+            meta.setdefault(m.group(1), m.group(2))
+    for key in ("repository", "commit", "date"):
+        if key not in meta:
+            raise SourceError(f"{path.name}: no '# {key}:' line")
+    meta["secondary"] = "true" if secondary else "false"
+    meta["describes"] = what
+    return meta
+
+
+def _lines(path: Path):
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip() and not line.startswith("#"):
+            yield number, line
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise SourceError(f"{where}: {text!r} is not a number") from None
+    if value < 0:
+        raise SourceError(f"{where}: negative price {text}")
+    return value
+
+
+def _put(table: dict, key: tuple[str, str, str], source: str, date: str, region: str, value: float, where: str) -> None:
+    row = table.setdefault(key, {"source": source, "date": date, "values": {}})
+    if row["source"] != source:
+        raise SourceError(f"{where}: {key[1]} {key[2]} is already given by {row['source']}")
+    if region in row["values"] and row["values"][region] != value:
+        raise SourceError(f"{where}: {key[1]} {key[2]} in {region} given twice")
+    row["values"][region] = value
+
+
+def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
+    """Every price in the extracts: ``{(section, id, field): {source, date, values: {region: price}}}``."""
+    table: dict = {}
+    sources = []
+
+    path = folder / "karpenter-vms.csv"
+    meta = _meta(path, "karpenter", False, "VM sizes, Linux pay-as-you-go hourly prices per region")
+    sources.append(meta)
+    for number, line in _lines(path):
+        parts = line.split(",")
+        where = f"{path.name}:{number}"
+        if len(parts) != 3 or not parts[1].startswith("Standard_"):
+            raise SourceError(f"{where}: expected region,Standard_SIZE,price")
+        _put(table, ("vms", parts[1], "price_per_hour"), meta["name"], meta["date"], parts[0],
+             _number(parts[2], where), where)
+
+    path = folder / "zombiescan-disks.txt"
+    meta = _meta(path, "zombiescan", True,
+                 "managed disks P1-P80, E1-E80, S4-S80 (LRS) per month; Premium SSD v2 and Ultra per GiB-month")
+    sources.append(meta)
+    for number, line in _lines(path):
+        parts = line.split()
+        where = f"{path.name}:{number}"
+        if len(parts) < 3 or len(parts) % 2 != 1:
+            raise SourceError(f"{where}: expected REGION SKU PRICE [SKU PRICE ...]")
+        region = parts[0]
+        for sku, price in zip(parts[1::2], parts[2::2]):
+            if _TIER.match(sku):
+                key = ("disks", sku, "price_per_month")
+            elif sku in ("premium-v2", "ultra"):
+                key = ("provisioned", sku, "price_per_gib_month")
+            else:
+                raise SourceError(f"{where}: unknown disk SKU {sku!r}")
+            _put(table, key, meta["name"], meta["date"], region, _number(price, where), where)
+
+    path = folder / "infracost-units.txt"
+    meta = _meta(path, "infracost", True,
+                 "Ultra Disk per provisioned IOPS and MB/s; Azure Files premium per GiB (golden test outputs)")
+    paths = set()
+    for number, line in _lines(path):
+        parts = line.split()
+        where = f"{path.name}:{number}"
+        if len(parts) != 7 or parts[2] not in UNITS:
+            raise SourceError(f"{where}: expected section id field region quantity monthly_cost path")
+        section, ident, fld, region, quantity, cost, golden = parts
+        unit_price = _number(cost, where) / _number(quantity, where)
+        _put(table, (section, ident, fld), meta["name"], meta["date"], region, unit_price, where)
+        paths.add(golden)
+    meta["path"] = ", ".join(sorted(paths))
+    sources.append(meta)
+    return table, sources
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.10g}"
+
+
+def render(table: dict, sources: list[dict[str, str]]) -> tuple[str, str]:
+    """The text of ``prices.csv`` and ``sources.yaml``."""
+    regions = sorted({r for row in table.values() for r in row["values"]})
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(HEADER + regions)
+    for key in sorted(table):
+        section, ident, fld = key
+        row = table[key]
+        writer.writerow([section, ident, fld, UNITS[fld], "USD", row["date"], row["source"]]
+                        + [_fmt(row["values"][r]) if r in row["values"] else "" for r in regions])
+    lines = ["# The sources of prices.csv (its 'source' column names one of them).",
+             "# Generated by tools/catalog/prices.py from tools/catalog/sources/prices/; do not edit.",
+             "sources:"]
+    for meta in sources:
+        lines.append(f"  {meta['name']}:")
+        for key in ("repository", "path", "commit", "date", "secondary", "describes"):
+            value = meta.get(key, "")
+            lines.append(f"    {key}: {value if key == 'secondary' else repr(value)}")
+    return out.getvalue(), "\n".join(lines) + "\n"
+
+
+def build(sources_dir: Path = SOURCES, out_dir: Path = OUT) -> list[Path]:
+    """Write ``prices.csv`` and ``sources.yaml`` into ``out_dir``; return their paths."""
+    table, sources = read_sources(sources_dir)
+    prices, meta = render(table, sources)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (("prices.csv", prices), ("sources.yaml", meta)):
+        path = out_dir / name
+        path.write_bytes(text.encode("utf-8"))
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sources", type=Path, default=SOURCES, help="folder of the saved extracts")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder to write prices.csv and sources.yaml into")
+    args = parser.parse_args(argv)
+    try:
+        for path in build(args.sources, args.out):
+            print(f"wrote {path}")
+    except (OSError, SourceError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
