@@ -22,7 +22,7 @@ def req(vms: str, skus: str, iops: int = 5400, extra: str = "", caching: str = "
     return f"""
 version: 1
 jobs: [{{rw: randread, bs: 8k, iodepth: 16, ioengine: libaio}}]
-require: {{iops: {iops}{extra}}}
+require: {{iops: {iops}{extra}, max_utilization: 1}}
 search: {{kind: disks, vms: {vms}, skus: {skus}, caching: {caching}}}
 """
 

@@ -35,7 +35,7 @@ def test_a_service_minimum_decides(plan):
     doc = plan("""
 version: 1
 jobs: [{rw: read, bs: 64k, iodepth: 4, ioengine: libaio}]
-require: {bandwidth: 60MiB/s, latency: 2ms, capacity: 100GiB}
+require: {bandwidth: 60MiB/s, latency: 2ms, capacity: 100GiB, max_utilization: 1}
 search: {kind: share, levels: [t-fast, t-cheap], protocols: [smb3], nconnect: [1]}
 """)
     first = doc["candidates"][0]
@@ -53,7 +53,7 @@ def test_a_client_vm_in_the_search_is_paid_for(plan):
     doc = plan("""
 version: 1
 jobs: [{rw: read, bs: 64k, iodepth: 4, ioengine: libaio}]
-require: {bandwidth: 60MiB/s, latency: 2ms, capacity: 100GiB}
+require: {bandwidth: 60MiB/s, latency: 2ms, capacity: 100GiB, max_utilization: 1}
 search: {kind: share, levels: [t-cheap], protocols: [smb3], nconnect: [1], vms: [T_Big]}
 """)
     first = doc["candidates"][0]
@@ -69,7 +69,7 @@ def test_a_volume_maximum_forces_a_large_volume(plan):
     doc = plan("""
 version: 1
 jobs: [{rw: read, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}]
-require: {bandwidth: 1200MiB/s, capacity: 1TiB}
+require: {bandwidth: 1200MiB/s, capacity: 1TiB, max_utilization: 1}
 search: {kind: share, levels: [t-large, t-cheap], protocols: [smb3], nconnect: [4]}
 """)
     first = doc["candidates"][0]
@@ -102,7 +102,7 @@ def test_nfs41_session_slots_decide(plan):
     doc = plan("""
 version: 1
 jobs: [{rw: randread, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
-require: {iops: 80000, capacity: 1TiB}
+require: {iops: 80000, capacity: 1TiB, max_utilization: 1}
 search: {kind: share, levels: [t-slots], protocols: [nfs3, nfs4.1], nconnect: [1, 2]}
 """)
     first = doc["candidates"][0]
@@ -123,7 +123,7 @@ def test_nothing_feasible_gives_the_nearest_misses(plan):
     doc = plan("""
 version: 1
 jobs: [{rw: read, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}]
-require: {bandwidth: 3000MiB/s}
+require: {bandwidth: 3000MiB/s, max_utilization: 1}
 search: {kind: share, levels: [t-fast], protocols: [smb3], nconnect: [8]}
 """)
     assert doc["candidates"] == [] and doc["feasible"] == 0

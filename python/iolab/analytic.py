@@ -16,7 +16,7 @@ All times in seconds, rates in ops/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -435,6 +435,7 @@ class OpenSolution:
     concurrency: float           # λ × R: IOs the application must keep in flight
     feasible: bool
     bottleneck: str              # resource id with the highest utilization
+    jobs: dict[str, float] = field(default_factory=dict)  # mean seconds per job (inf when infeasible)
 
 
 def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -450,12 +451,17 @@ def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray) -> tuple[np.ndarra
     return U, Z + resid.sum(axis=-1)
 
 
-def solve_open(network: Network, rate: float) -> OpenSolution:
+def solve_open(network: Network, rate: float, rates: dict[str, float] | None = None) -> OpenSolution:
     """Open analysis of a network at a total required ``rate`` (ops/s), split over its jobs
-    in proportion to their populations."""
+    in proportion to their populations, or at ``rates`` (ops/s per job name) when given."""
     ch = chains(network)
-    share = ch.population / ch.population.sum()
-    lam = rate * share
+    if rates is not None:
+        lam = np.array([rates[j] for j in ch.jobs], dtype=float)
+        rate = float(lam.sum())
+        share = lam / rate
+    else:
+        share = ch.population / ch.population.sum()
+        lam = rate * share
     U = lam @ ch.demand + lam @ ch.background
     with np.errstate(divide="ignore", invalid="ignore"):
         resid = np.where(ch.demand == 0, 0.0,
@@ -471,4 +477,5 @@ def solve_open(network: Network, rate: float) -> OpenSolution:
         concurrency=rate * R if feasible else math.inf,
         feasible=feasible,
         bottleneck=ch.caps[top] if len(ch.caps) else "",
+        jobs={j: float(R_j[i]) if feasible else math.inf for i, j in enumerate(ch.jobs)},
     )

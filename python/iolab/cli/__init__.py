@@ -38,7 +38,7 @@ def _root(
 
 
 def _register() -> None:
-    from . import bench, catalog, check, plan, predict, results, simulate
+    from . import bench, catalog, characterize, check, doctor, plan, predict, results, simulate
 
     app.add_typer(catalog.app, name="catalog")
     app.command("check")(check.check)
@@ -47,6 +47,8 @@ def _register() -> None:
     app.command("plan")(plan.plan)
     app.add_typer(bench.app, name="bench")
     app.add_typer(results.app, name="results")
+    app.command("characterize")(characterize.characterize)
+    app.command("doctor")(doctor.doctor)
 
 
 _register()

@@ -57,7 +57,7 @@ def check(
     from ..scenario import load_scenario
 
     data = load_yaml(file)
-    if isinstance(data, dict) and ("require" in data or "pool" in data):
+    if isinstance(data, dict) and ("require" in data or "pool" in data or "workloads" in data):
         from ..plan import load_requirements
 
         req = load_requirements(file, catalog or ())
@@ -87,17 +87,23 @@ def check(
             console.print(line, highlight=False)
 
 
-def _need(key: str, value: float) -> str:
+def _need(key: str, value) -> str:
     from ..units import format_duration, format_ops
 
     return {"iops": lambda v: format_ops(v), "bandwidth": lambda v: format_rate(v),
             "latency": lambda v: f"mean latency ≤ {format_duration(v)}",
-            "capacity": lambda v: f"{format_size(v)} usable"}.get(key, lambda v: f"{key} {v}")(value)
+            "capacity": lambda v: f"{format_size(v)} usable",
+            "max_utilization": lambda v: f"no resource over {v:.0%} busy",
+            "durable": lambda v: "writes durable" if v else "writes need not be durable",
+            "percentiles": lambda v: "; ".join(f"{k} latency ≤ {format_duration(x)}" for k, x in v.items()),
+            }.get(key, lambda v: f"{key} {v}")(value)
 
 
 def requirements_lines(doc: dict) -> list[str]:
     """A requirements summary as a person reads it (units, not base numbers)."""
     lines = []
+    for name, sub in doc.get("workloads", {}).items():
+        lines += [f"workload {name}: {line}" for line in requirements_lines(sub) if not line.startswith("clients")]
     for j in doc.get("jobs", []):
         mix = f" {j['rwmixread']}% reads" if j.get("rwmixread") is not None and "rw" in j["rw"][-2:] else ""
         lines.append(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['outstanding']} in flight")

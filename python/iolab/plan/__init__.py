@@ -4,9 +4,13 @@ A requirements file (:func:`load_requirements`) states a workload's shape in fio
 what it needs (IOPS, bandwidth, latency, capacity, across ``clients``) and the space to
 search (VM sizes × disk SKUs × counts × host caching, or file-share services × levels ×
 protocols × nconnect). :func:`plan` evaluates every configuration with the open model of
-the analytic engine at the required load, ranks the feasible ones by monthly cost, checks
-the top ones again on their real compiled scenario, and says why the cheaper ones fail.
-A ``pool:`` file sizes one NetApp capacity pool for several volumes instead.
+the analytic engine at the required load, keeps those whose every resource stays within
+the margin (``require.max_utilization``), ranks them by monthly cost (with the bill by
+part), checks the top ones again on their real compiled scenario — and, with latency
+percentiles required, by simulating them (:mod:`iolab.plan.tail`) — and says why the
+cheaper ones fail. ``kind: any`` ranks disks and shares together; a ``workloads:`` file
+plans one machine for several workloads (:mod:`iolab.plan.machine`); a ``pool:`` file
+sizes one NetApp capacity pool for several volumes.
 
     >>> from iolab.plan import load_requirements, plan
     >>> result = plan(load_requirements("examples/oltp-requirements.yaml"), top=3)
@@ -15,12 +19,14 @@ A ``pool:`` file sizes one NetApp capacity pool for several volumes instead.
 """
 
 from .config import Config, DiskChoice, ShareChoice
+from .cost import Bill
 from .pool import PoolMiss, PoolPlan, PoolVolumePlan
 from .prediction import LoadPrediction, predict_at_load
 from .rank import Candidate, Miss, Plan
 from .requirements import PoolRequest, PoolVolume, Require, Requirements, Search, load_requirements, parse_requirements
 from .search import PoolResult, plan
-from .table import Batch
+from .table import Batch, Limits
+from .tail import TailCheck, TailOptions
 from .workload import Workload
 
 __all__ = [
@@ -46,4 +52,19 @@ __all__ = [
     "PoolPlan",
     "PoolVolumePlan",
     "PoolMiss",
+    "Bill",
+    "Limits",
+    "MachinePlan",
+    "MachineCandidate",
+    "TailCheck",
+    "TailOptions",
 ]
+
+
+def __getattr__(name: str):
+    """``MachinePlan`` and ``MachineCandidate`` load with their module, on first use."""
+    if name in ("MachinePlan", "MachineCandidate"):
+        from . import machine
+
+        return getattr(machine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -83,6 +83,17 @@ class Config:
     clients: int = 1
     disks: tuple[DiskChoice, ...] = ()
     share: ShareChoice | None = None
+    volumes: tuple[tuple[str, tuple[DiskChoice, ...]], ...] = ()
+    """Several workloads on one machine: (workload name, its disk groups) for each."""
+
+    def groups(self) -> tuple[DiskChoice, ...]:
+        """Every disk group of the configuration."""
+        return self.disks + tuple(d for _, groups in self.volumes for d in groups)
+
+    @property
+    def kind(self) -> str:
+        """``share`` or ``disks``."""
+        return "share" if self.share is not None else "disks"
 
     def to_json(self) -> dict:
         doc: dict = {}
@@ -90,6 +101,9 @@ class Config:
             doc.update(self.share.to_json())
             if self.vm is not None:
                 doc["vm"] = self.vm
+        elif self.volumes:
+            doc["vm"] = self.vm
+            doc["volumes"] = {name: {"disks": [d.to_json() for d in groups]} for name, groups in self.volumes}
         else:
             doc["vm"] = self.vm
             doc["disks"] = [d.to_json() for d in self.disks]
@@ -99,8 +113,13 @@ class Config:
 
     def describe(self) -> str:
         """A one-line description: ``Standard_D16s_v5 + 4 × P30``."""
-        what = self.share.describe() if self.share else " + ".join(d.describe() for d in self.disks)
+        if self.volumes:
+            what = "; ".join(f"{name}: {' + '.join(d.describe() for d in groups)}" for name, groups in self.volumes)
+        else:
+            what = self.share.describe() if self.share else " + ".join(d.describe() for d in self.disks)
         head = f"{self.clients} × " if self.clients > 1 else ""
+        if not what:
+            return f"{head}{self.vm}"
         if self.vm is None:
             return f"{head}{what}" if not head else f"{head}client: {what}"
         return f"{head}{self.vm} + {what}"
@@ -111,6 +130,15 @@ class Config:
         Checked by :func:`iolab.scenario.check_rules`, so a configuration that breaks a
         loading rule raises :class:`~iolab.errors.RuleViolation` here.
         """
+        if self.volumes:
+            volumes = {name: DiskVolume(disks=[DiskGroup(sku=d.sku, count=d.count, caching=d.caching,  # type: ignore
+                                                         size=d.size, iops=d.iops, bandwidth=d.bandwidth)
+                                               for d in groups], stripe_size=stripe_size)
+                       for name, groups in self.volumes}
+            s = Scenario(req.file, Clients(count=self.clients, vm=self.vm), volumes, req.jobs,  # type: ignore
+                         req.catalog, req.ignored)
+            check_rules(s)
+            return s
         if self.share is not None:
             sh = self.share
             volume = ShareVolume(service=sh.service, level=sh.level, size=sh.size,  # type: ignore[arg-type]

@@ -15,12 +15,14 @@ candidate is reported but ranked after priced ones.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..catalog import Catalog, DiskSku, ProvisionedDisk, ServiceLevel, Vm
 from ..units import GiB, MiB
 from .config import Config
 
-__all__ = ["vm_price", "disk_price", "provisioned_price", "share_price", "billed_capacity", "pool_step", "unpriced", "MBPS"]
+__all__ = ["vm_price", "disk_price", "provisioned_price", "share_price", "billed_capacity", "pool_step", "unpriced",
+           "bill", "Bill", "MBPS"]
 
 MBPS = 1e6
 """Disk throughput is priced per MB/s (10^6 bytes/s)."""
@@ -39,17 +41,25 @@ def disk_price(sku: DiskSku) -> float | None:
 def provisioned_price(sku: ProvisionedDisk, size: int, iops: float, bandwidth: float) -> float | None:
     """Monthly price of one Premium SSD v2 or Ultra disk of ``size`` bytes provisioned with
     ``iops`` (ops/s) and ``bandwidth`` (bytes/s); None when a needed price is missing."""
+    parts = provisioned_parts(sku, size, iops, bandwidth)
+    return None if parts is None else sum(parts)
+
+
+def provisioned_parts(sku: ProvisionedDisk, size: int, iops: float, bandwidth: float) -> tuple[float, float] | None:
+    """A provisioned disk's monthly price as (capacity, IOPS and throughput); None when a
+    needed price is missing."""
     parts = [(math.ceil(size / GiB), sku.price_per_gib_month),
              (max(0.0, iops - (sku.baseline_iops or 0.0)), sku.price_per_iops_month),
              (max(0.0, bandwidth - (sku.baseline_bandwidth or 0.0)) / MBPS, sku.price_per_mbps_month)]
-    total = 0.0
+    money = []
     for quantity, price in parts:
         if quantity <= 0:
+            money.append(0.0)
             continue
         if price is None:
             return None
-        total += quantity * price
-    return total
+        money.append(quantity * price)
+    return money[0], money[1] + money[2]
 
 
 def pool_step(level: ServiceLevel) -> int:
@@ -72,13 +82,17 @@ def billed_capacity(level: ServiceLevel, size: int, pool: int | None = None) -> 
 def share_price(level: ServiceLevel, billed: int, throughput: float | None = None) -> float | None:
     """Monthly price of ``billed`` bytes of ``level`` (and of ``throughput`` bytes/s where
     the level prices throughput); None when the level has no price."""
+    parts = share_parts(level, billed, throughput)
+    return None if parts is None else sum(parts)
+
+
+def share_parts(level: ServiceLevel, billed: int, throughput: float | None = None) -> tuple[float, float] | None:
+    """A share's monthly price as (capacity, throughput); None when the level has no price."""
     if level.price_per_gib_month is None:
         return None
-    total = math.ceil(billed / GiB) * level.price_per_gib_month
     per_mibps = getattr(level, "price_per_mibps_month", None)
-    if per_mibps is not None and throughput:
-        total += throughput / MiB * per_mibps
-    return total
+    extra = throughput / MiB * per_mibps if per_mibps is not None and throughput else 0.0
+    return math.ceil(billed / GiB) * level.price_per_gib_month, extra
 
 
 def unpriced(catalog: Catalog, config: Config) -> list[str]:
@@ -86,7 +100,7 @@ def unpriced(catalog: Catalog, config: Config) -> list[str]:
     out = []
     if config.vm is not None and catalog.vms[config.vm].price_per_month is None:
         out.append(config.vm)
-    for d in config.disks:
+    for d in config.groups():
         sku = catalog.disk(d.sku)
         if isinstance(sku, DiskSku):
             if sku.price_per_month is None:
@@ -98,3 +112,56 @@ def unpriced(catalog: Catalog, config: Config) -> list[str]:
         if level.price_per_gib_month is None:
             out.append(level.id)
     return out
+
+
+@dataclass(frozen=True)
+class Bill:
+    """A configuration's monthly cost by part: the client VMs, the disks (fixed-size disks,
+    and the capacity of Premium SSD v2 and Ultra), the shares (their billed capacity or
+    pool), and what is provisioned on top (IOPS and throughput of Premium SSD v2 and Ultra,
+    a share level's priced throughput). ``total`` is their sum."""
+
+    vm: float = 0.0
+    disks: float = 0.0
+    shares: float = 0.0
+    provisioned: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.vm + self.disks + self.shares + self.provisioned
+
+    def __add__(self, other: "Bill") -> "Bill":
+        return Bill(self.vm + other.vm, self.disks + other.disks, self.shares + other.shares,
+                    self.provisioned + other.provisioned)
+
+    def to_json(self) -> dict:
+        return {"vm": round(self.vm, 2), "disks": round(self.disks, 2), "shares": round(self.shares, 2),
+                "provisioned": round(self.provisioned, 2), "total": round(self.total, 2)}
+
+
+def bill(catalog: Catalog, config: Config) -> Bill | None:
+    """The monthly :class:`Bill` of a configuration (every client); None when a part is unpriced."""
+    n = config.clients
+    vm = vm_price(catalog.vms[config.vm] if config.vm is not None else None)
+    if vm is None:
+        return None
+    total = Bill(vm=vm * n)
+    for group in config.groups():
+        sku = catalog.disk(group.sku)
+        if isinstance(sku, DiskSku):
+            if sku.price_per_month is None:
+                return None
+            total += Bill(disks=sku.price_per_month * group.count * n)
+            continue
+        parts = provisioned_parts(sku, group.size or sku.min_size, group.iops or 0.0, group.bandwidth or 0.0)
+        if parts is None:
+            return None
+        total += Bill(disks=parts[0] * group.count * n, provisioned=parts[1] * group.count * n)
+    if config.share is not None:
+        sh = config.share
+        level = catalog.service(sh.service, sh.level)
+        parts = share_parts(level, billed_capacity(level, sh.size, sh.pool), sh.throughput if sh.manual else None)
+        if parts is None:
+            return None
+        total += Bill(shares=parts[0], provisioned=parts[1])
+    return total

@@ -234,7 +234,7 @@ def _batch(req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: DiskS
         return (cl.ids[rows_v[i]], sku.id, int(rows_n[i]))
 
     return Batch(f"{sku.id} caching {caching}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts,
-                 variant)
+                 variant, {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n)
 
 
 def disk_facts(req: Requirements, cl: Clients, v: int, n: int,

@@ -11,6 +11,7 @@ the slots.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,24 +85,31 @@ def _kind(kind: str) -> str:
     return "connection" if kind == "connection-slots" else kind
 
 
-def predict_at_load(req: Requirements, wl: Workload, config: Config) -> LoadPrediction:
-    """Compile ``config``'s scenario and analyse it at the required rate."""
+def predict_at_load(req: Requirements, wl: Workload, config: Config,
+                    rates: Callable[[Network], dict[str, float]] | None = None,
+                    bandwidth: float | None = None) -> LoadPrediction:
+    """Compile ``config``'s scenario and analyse it at the required rate (or, for several
+    workloads, at ``rates(network)``: ops/s per job, with ``bandwidth`` their bytes/s)."""
     scenario = config.scenario(req, req.search.stripe_size)
     network = compile_scenario(scenario)
-    sol = solve_open(network, wl.rate)
+    per_job = rates(network) if rates is not None else None
+    sol = solve_open(network, wl.rate if per_job is None else sum(per_job.values()), per_job)
     labels = {r.id: r for r in network.resources}
     resources = tuple(ResourceLoad(k, labels[k].label, labels[k].kind, u) for k, u in sol.utilization.items())
-    occupancy = slot_loads(network, wl.rate, sol)
+    occupancy = slot_loads(network, sol.rate, sol, per_job)
     slots = tuple(ResourceLoad(s.id, s.label, "connection-slots" if s.kind == "connection" else s.kind, occupancy[s.id] / s.slots)
                   for s in network.slot_limits)
-    return LoadPrediction(config, network, sol, wl.rate, wl.bandwidth, resources, slots)
+    return LoadPrediction(config, network, sol, sol.rate, wl.bandwidth if bandwidth is None else bandwidth,
+                          resources, slots)
 
 
-def slot_loads(network: Network, rate: float, sol: OpenSolution) -> dict[str, float]:
-    """IOs inside each slot limit at ``rate`` (split over jobs as solve_open splits it)."""
+def slot_loads(network: Network, rate: float, sol: OpenSolution,
+               rates: dict[str, float] | None = None) -> dict[str, float]:
+    """IOs inside each slot limit at ``rate`` (split over jobs as solve_open splits it), or
+    at ``rates`` per job."""
     ch = chains(network)
     share = ch.population / ch.population.sum()
-    job_rate = {j: rate * float(share[i]) for i, j in enumerate(ch.jobs)}
+    job_rate = rates if rates is not None else {j: rate * float(share[i]) for i, j in enumerate(ch.jobs)}
     caps = {r.id: r.cap for r in network.resources if r.cap is not None}
     util = sol.utilization
     out = {s.id: 0.0 for s in network.slot_limits}

@@ -22,12 +22,12 @@ from .config import Config, DiskChoice
 from .cost import MBPS, provisioned_price
 from .disks import IO_UNIT, Clients, Streams, disk_facts, eligible, open_latency, stripe_tables
 from .requirements import Requirements
-from .table import TOLERANCE, Batch
+from .table import TOLERANCE, Batch, Limits
 from .workload import Workload
 
 __all__ = ["search_provisioned"]
 
-_ROUNDS = 60
+_ROUNDS = 40
 
 
 def search_provisioned(req: Requirements, wl: Workload, clients: Clients, st: Streams,
@@ -99,12 +99,8 @@ class _Solver:
         rows that fail elsewhere, so that their attempt is provisioned for the load, not maxed)."""
         i, b = self.provision(s)
         util, latency = self.evaluate(i, b)
-        kinds = ("disk", "capacity") if disks_only else tuple(util)
-        good = np.max(np.vstack([util[k] for k in kinds]), axis=0) <= 1 + TOLERANCE
-        good &= self.size(i) <= self.sku.max_size
-        if not disks_only and self.req.require and self.req.require.latency is not None:
-            good &= latency <= self.req.require.latency
-        return good
+        good = Limits.of(self.req).ok(util, latency, ("disk", "capacity") if disks_only else None)
+        return good & (self.size(i) <= self.sku.max_size)
 
     def smallest(self, lo: np.ndarray, hi: np.ndarray, disks_only: bool) -> np.ndarray:
         """Bisection for the smallest scale in [lo, hi] that is ok (hi where none is)."""
@@ -150,4 +146,6 @@ class _Solver:
         def variant(k: int) -> tuple:
             return (cl.ids[rows_v[k]], sku.id, int(rows_n[k]), int(size[k]), float(i[k]), float(b[k]))
 
-        return Batch(f"{sku.id}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts, variant)
+        path = {"vm": (self.st.share * self.d_u).sum(axis=1)}
+        return Batch(f"{sku.id}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts, variant, path,
+                     rows_n)

@@ -24,10 +24,11 @@ import numpy as np
 
 from ..units import format_duration, format_ops, format_size
 from .config import Config
-from .cost import unpriced
+from .cost import Bill, bill, unpriced
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
-from .table import TOLERANCE, WORDS, Batch
+from .table import WORDS, Batch, Limits
+from .tail import TailCheck, TailOptions, check_tail, job_rates
 from .workload import Workload
 
 __all__ = ["Candidate", "Miss", "Plan", "rank"]
@@ -43,6 +44,8 @@ class Candidate:
     prediction: LoadPrediction
     why: str | None = None
     notes: tuple[str, ...] = ()
+    bill: Bill | None = None
+    tail: TailCheck | None = None
 
     @property
     def headroom(self) -> float:
@@ -54,7 +57,12 @@ class Candidate:
                      "priced": self.monthly_cost is not None,
                      "config": self.config.to_json(),
                      "prediction": self.prediction.to_json(),
-                     "headroom": round(self.headroom, 4)}
+                     "headroom": round(self.headroom, 4),
+                     "kind": self.config.kind}
+        if self.bill is not None:
+            doc["bill"] = self.bill.to_json()
+        if self.tail is not None:
+            doc["simulated"] = self.tail.to_json()
         if self.why:
             doc["why"] = self.why
         if self.notes:
@@ -75,6 +83,7 @@ class Miss:
     facts: tuple[str, ...]
     shortfall: float
     why: str | None = None
+    tail: TailCheck | None = None
 
     @property
     def feasible(self) -> bool:
@@ -88,6 +97,8 @@ class Miss:
         if self.why:
             doc["why"] = self.why
         doc["shortfall"] = round(self.shortfall, 4) if math.isfinite(self.shortfall) else None
+        if self.tail is not None:
+            doc["simulated"] = self.tail.to_json()
         return doc
 
     def describe(self) -> str:
@@ -117,13 +128,16 @@ class Plan:
     others: tuple[Miss, ...]
     nearest: tuple[Miss, ...]
     excluded: tuple[str, ...]
+    checked: int = 0
 
     def to_json(self) -> dict:
         req = self.requirements.require
         assert req is not None
         doc: dict = {
             "required": {"iops": round(self.workload.rate, 1), "bandwidth": float(round(self.workload.bandwidth)),
-                         "latency": req.latency, "capacity": req.capacity, "clients": self.requirements.clients},
+                         "latency": req.latency, "capacity": req.capacity, "clients": self.requirements.clients,
+                         "max_utilization": req.max_utilization, "percentiles": dict(req.percentiles)},
+            "region": self.requirements.region,
             "candidates": [c.to_json() for c in self.candidates],
             "evaluated": self.evaluated,
             "feasible": self.feasible,
@@ -131,6 +145,8 @@ class Plan:
             "others": [m.to_json() for m in self.others],
             "excluded": list(self.excluded),
         }
+        if req.percentiles:
+            doc["checked"] = self.checked
         if not self.candidates:
             doc["nearest"] = [m.to_json() for m in self.nearest]
         return doc
@@ -160,10 +176,15 @@ class _Rows:
 
 
 def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[str], top: int,
-         explain: int = 8) -> Plan:
+         explain: int = 8, tail: TailOptions | None = None) -> Plan:
     """Rank every evaluated row of ``batches`` and build the :class:`Plan` (``top``
-    candidates, at most ``explain`` lines of each kind of explanation)."""
-    limit = req.require.latency if req.require else None
+    candidates, at most ``explain`` lines of each kind of explanation). With latency
+    percentiles required, the ``tail.top`` cheapest rows that pass on means are simulated
+    and only those whose percentiles meet the bounds stay candidates."""
+    bounds = dict(req.require.percentiles) if req.require else {}
+    tail = (tail or TailOptions()) if bounds else None
+    limits = Limits.of(req)
+    limit = limits.latency
     batches = [b for b in batches if len(b)]
     if not batches:
         return Plan(req, wl, (), 0, 0, (), (), (), tuple(excluded))
@@ -172,11 +193,13 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     shortfall = maxu.copy()
     if limit is not None:
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
-    groups, group_code = np.unique(np.concatenate([np.asarray(b.group, dtype=object) for b in batches]).astype(str),
-                                   return_inverse=True)
-    fails = np.concatenate([sum((u > 1 + TOLERANCE).astype(int) for u in b.util.values()) for b in batches])
+    index: dict[str, int] = {}
+    group_code = np.concatenate([np.array([index.setdefault(g, len(index)) for g in b.group], dtype=int)
+                                 for b in batches])
+    groups = list(index)
+    fails = np.concatenate([limits.fails(b.util) for b in batches])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
-                 np.concatenate([b.feasible(limit) for b in batches]),
+                 np.concatenate([b.feasible(limits) for b in batches]),
                  np.concatenate([np.full(len(b), k) for k, b in enumerate(batches)]),
                  np.concatenate([np.arange(len(b)) for b in batches]), shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
@@ -192,8 +215,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     chosen: list[int] = []
     seen: set = set()
     dropped = 0
+    tail_misses: list[Miss] = []
+    checked = 0
     for idx in feasible_order:
-        if len(candidates) >= top:
+        if len(candidates) >= top or (tail is not None and checked >= tail.top):
             break
         b, r = rows.batch(idx)
         variant = b.variant(r)
@@ -202,25 +227,45 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
         seen.add(variant)
         config = b.config(r)
         pred = predict_at_load(req, wl, config)
-        if not _meets(pred, limit):
+        if not _meets(pred, limits):
             dropped += 1  # the compiled network disagrees with the bulk figures: trust the network
             continue
         price = None if unpriced_rows[idx] else float(rows.cost[idx])
-        candidates.append(_candidate(req, len(candidates) + 1, price, config, pred, candidates))
+        check = None
+        if tail is not None:
+            check = _simulate(wl, pred, bounds, tail, checked)
+            checked += 1
+            if not check.meets:
+                tail_misses.append(Miss(price, config, tuple(check.lacks()), (), check.shortfall, tail=check))
+                continue
+        candidates.append(_candidate(req, len(candidates) + 1, price, config, pred, candidates, check))
         chosen.append(int(idx))
 
     misses = np.nonzero(~rows.ok)[0]
     rejected: list[int] = []
     nearest: list[Miss] = []
-    if candidates and candidates[0].monthly_cost is not None:
-        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < candidates[0].monthly_cost)]
+    first_cost = candidates[0].monthly_cost if candidates else None
+    if first_cost is not None:
+        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < first_cost)]
         rejected = _best_per_group(cheaper, rows)[:explain]
+    slow = [m for m in tail_misses if candidates and m.monthly_cost is not None and first_cost is not None
+            and m.monthly_cost <= first_cost]
     if not candidates:
-        nearest = [_miss(req, wl, rows, i) for i in _best_per_group(misses, rows, by_shortfall=True)[:explain]]
+        nearest = sorted(tail_misses, key=lambda m: m.shortfall)[:explain]
+        nearest += [_miss(req, wl, rows, i) for i in _best_per_group(misses, rows, by_shortfall=True)]
+        nearest = nearest[:explain]
     taken = {rows.group(i) for i in chosen + rejected}
     others = _others(req, wl, rows, feasible_order, misses, candidates, taken, explain) if candidates else []
+    others = [m for m in tail_misses if m not in slow][:explain] + others if candidates else others
     return Plan(req, wl, tuple(candidates), int(len(rows.cost)), int(rows.ok.sum()) - dropped,
-                tuple(_miss(req, wl, rows, i) for i in rejected), tuple(others), tuple(nearest), tuple(excluded))
+                tuple(slow + [_miss(req, wl, rows, i) for i in rejected]), tuple(others[:explain]),
+                tuple(nearest), tuple(excluded), checked)
+
+
+def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,
+              done: int) -> TailCheck:
+    """Simulate one candidate's network at the required load for its percentiles."""
+    return check_tail(pred.network, job_rates(pred.network, wl.rate), bounds, tail, done)
 
 
 def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.ndarray, misses: np.ndarray,
@@ -230,7 +275,9 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
     out: list[Miss] = []
     first = candidates[0]
     done: set[str] = set()
-    for idx in feasible_order:
+    codes = rows.group_code[feasible_order]
+    _, at = np.unique(codes, return_index=True)   # each group's first (best) feasible row
+    for idx in feasible_order[np.sort(at)]:
         g = rows.group(idx)
         if g in taken or g in done:
             continue
@@ -250,14 +297,14 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
     return out[:limit]
 
 
-def _meets(pred: LoadPrediction, limit: float | None) -> bool:
-    if pred.bottleneck.utilization > 1 + TOLERANCE:
+def _meets(pred: LoadPrediction, limits: Limits) -> bool:
+    if any(limits.over(r.kind, r.utilization) for r in pred.loads):
         return False
-    return limit is None or pred.latency <= limit * (1 + TOLERANCE)
+    return limits.latency is None or pred.latency <= limits.latency * (1 + 1e-9)
 
 
 def _candidate(req: Requirements, rank_: int, price: float | None, config: Config, pred: LoadPrediction,
-               before: list[Candidate]) -> Candidate:
+               before: list[Candidate], check: TailCheck | None = None) -> Candidate:
     notes = []
     missing = unpriced(req.catalog, config)
     if price is None:
@@ -271,7 +318,7 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
             diff = price - first.monthly_cost
             why = (f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1")
             why += f" (headroom {pred.headroom:.0%} against {first.headroom:.0%})"
-    return Candidate(rank_, price, config, pred, why, tuple(notes))
+    return Candidate(rank_, price, config, pred, why, tuple(notes), bill(req.catalog, config), check)
 
 
 def _best_per_group(idxs: np.ndarray, rows: _Rows, by_shortfall: bool = False) -> list[int]:
@@ -307,34 +354,38 @@ def _miss(req: Requirements, wl: Workload, rows: _Rows, idx: int) -> Miss:
 def failing_kinds(req: Requirements, b: Batch, r: int) -> list[str]:
     """The resource kinds (``capacity`` included) over 1 in row ``r``; the binding kind when
     only the latency fails."""
-    kinds = [k for k, u in b.util.items() if u[r] > 1 + TOLERANCE]
-    limit = req.require.latency if req.require else None
-    if not kinds and limit is not None and b.latency[r] > limit * (1 + TOLERANCE):
+    limits = Limits.of(req)
+    kinds = [k for k, u in b.util.items() if limits.over(k, u[r])]
+    if not kinds and not limits.ok({}, b.latency[r:r + 1]).all():
         kinds = [b.binding(r)[0]]
     return kinds
 
 
 def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
-    """What row ``r`` of ``b`` lacks, worst first."""
+    """What row ``r`` of ``b`` lacks, worst first: the resources that break the margin
+    (``require.max_utilization``), the capacity, the latency."""
+    limits = Limits.of(req)
     out = []
     need = req.require.capacity if req.require else None
     cap_u = float(b.util.get("capacity", np.zeros(len(b)))[r])
-    if need and cap_u > 1 + TOLERANCE:
+    if need and limits.over("capacity", cap_u):
         out.append(f"holds {format_size(need / cap_u)}, not the {format_size(need)} required")
-    over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and u[r] > 1 + TOLERANCE),
+    over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and limits.over(k, u[r])),
                   reverse=True)
     finite = [(float(u[r]), k) for k, u in b.util.items() if k != "capacity" and math.isfinite(u[r])]
+    margin = limits.max_utilization < 1.0
     for u, k in over:
         if math.isfinite(u):
-            out.append(f"{WORDS.get(k, k)} would be {u:.0%} busy at {format_ops(wl.rate)}")
+            allowed = f", over the {limits.max_utilization:.0%} allowed" if margin and u <= 1 + 1e-9 else ""
+            out.append(f"{WORDS.get(k, k)} would be {u:.0%} busy at {format_ops(wl.rate)}{allowed}")
             continue
         # Slots fill without bound when a cap on their path is exactly saturated.
         top_u, top_k = max(finite, default=(0.0, ""))
         cause = f" ({WORDS.get(top_k, top_k)} is {top_u:.0%} busy)" if top_k else ""
         out.append(f"{WORDS.get(k, k)} would fill without bound at {format_ops(wl.rate)}{cause}")
-    limit = req.require.latency if req.require else None
+    limit = limits.latency
     lat = float(b.latency[r])
-    if limit is not None and not over and lat > limit * (1 + TOLERANCE):
+    if limit is not None and not over and not limits.ok({}, b.latency[r:r + 1]).all():
         kind, u = b.binding(r)
         shown = format_duration(lat) if math.isfinite(lat) else "unbounded"
         out.append(f"mean latency {shown} over the required {format_duration(limit)} "

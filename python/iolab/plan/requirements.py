@@ -29,9 +29,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from annotated_types import Gt, Le
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from ..catalog import Catalog, load_catalog
 from ..errors import SchemaError
@@ -51,8 +52,10 @@ __all__ = [
     "NCONNECT",
 ]
 
-TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool")
+TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool", "workloads")
 """The keys a requirements file may have at its top level."""
+DEFAULT_REGION = "eastus"
+"""The Azure region whose prices a plan uses unless told (``--region``)."""
 NCONNECT = (1, 2, 4, 8, 16)
 """NFS connections (SMB channels) per client tried when ``search.nconnect`` is not given."""
 
@@ -61,19 +64,82 @@ ServiceName = Literal["anf", "gcnv", "azure-files"]
 ProtocolName = Literal["nfs3", "nfs4.1", "smb3"]
 
 
+PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "p99.99": 0.9999}
+"""Latency percentiles a requirement may bound (the ones the simulator reports), by key."""
+MAX_UTILIZATION = 0.8
+"""The default ``require.max_utilization``: no resource busier than 80 % at the required load."""
+
+
+def _fraction(value: Any) -> Any:
+    """``0.8``, ``80%`` or ``"80 %"`` as a fraction."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            return float(value.strip()[:-1]) / 100
+        except ValueError:
+            raise ValueError(f"{value!r} is not a percentage such as 80%") from None
+    return value
+
+
+class LatencyBound(FrozenModel):
+    """``require.latency`` as a mapping: the ``mean`` and percentiles (``p99: 12ms``)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    mean: PositiveDuration | None = None
+    p50: PositiveDuration | None = None
+    p90: PositiveDuration | None = None
+    p99: PositiveDuration | None = None
+    p99_9: PositiveDuration | None = Field(None, alias="p99.9")
+    p99_99: PositiveDuration | None = Field(None, alias="p99.99")
+
+    @model_validator(mode="after")
+    def _some(self) -> "LatencyBound":
+        if not self.model_fields_set:
+            raise SchemaError("give mean and/or percentiles (p50, p90, p99, p99.9, p99.99)")
+        return self
+
+    def percentiles(self) -> dict[str, float]:
+        """The percentile bounds given, by key (``{"p99": 0.012}``), lowest first."""
+        out = {"p50": self.p50, "p90": self.p90, "p99": self.p99, "p99.9": self.p99_9, "p99.99": self.p99_99}
+        return {k: v for k, v in out.items() if v is not None}
+
+
 class Require(FrozenModel):
     """What the workload needs, all totals across clients.
 
     ``iops`` (ops/s) and ``bandwidth`` (bytes/s): the load to plan for; give either or
     both (the higher load they imply is planned for). ``latency`` (seconds): the most mean
-    latency allowed at that load. ``capacity`` (bytes): usable capacity (a share's size;
-    with disks, the striped disks' total across all clients).
+    latency allowed at that load, or a mapping ``{mean: 5ms, p99: 12ms}`` whose
+    percentiles the simulator checks (:attr:`percentiles`). ``capacity`` (bytes): usable
+    capacity (a share's size; with disks, the striped disks' total across all clients).
+    ``max_utilization``: no resource may be busier than this at the load (default 0.8).
+    ``durable``: writes must be on the disks when acknowledged (default true), so host
+    caching ReadWrite is not tried unless it is false.
     """
 
     iops: PositiveOps | None = None
     bandwidth: PositiveRate | None = None
     latency: PositiveDuration | None = None
     capacity: PositiveSize | None = None
+    max_utilization: Annotated[float, BeforeValidator(_fraction), Gt(0), Le(1)] = MAX_UTILIZATION
+    durable: bool = True
+    percentiles: dict[str, float] = Field(default_factory=dict, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _latency_mapping(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if "percentiles" in data:
+            raise SchemaError("unknown field; give percentiles under latency: {mean: 5ms, p99: 12ms}",
+                              field="percentiles")
+        bound = data.get("latency")
+        if isinstance(bound, dict):
+            parsed = validate(LatencyBound, bound, root_field="latency")
+            data = {**data, "latency": parsed.mean, "percentiles": parsed.percentiles()}
+            if parsed.mean is None:
+                del data["latency"]
+        return data
 
     @model_validator(mode="after")
     def _load(self) -> "Require":
@@ -82,16 +148,38 @@ class Require(FrozenModel):
         return self
 
 
+KINDS = ("disks", "share")
+"""The kinds of storage a search can cover; ``kind: any`` is all of them."""
+
+
+def _kind(value: Any) -> Any:
+    """``disks``, ``share``, ``any`` or a list of kinds, as one of the first three."""
+    if isinstance(value, list):
+        if not value:
+            raise ValueError("give at least one kind: disks, share")
+        for v in value:
+            if v not in KINDS:
+                raise ValueError(f"expected 'disks', 'share' or 'any', or a list of them (got {v!r} in the list)")
+        kinds = set(value)
+        return "any" if kinds == set(KINDS) else value[0]
+    if value not in (*KINDS, "any"):
+        raise ValueError(f"expected 'disks', 'share' or 'any', or a list of them (got {value!r})")
+    return value
+
+
 class Search(FrozenModel):
     """The space to search.
 
     ``kind: disks``: VM sizes (``vms``, globs allowed) × disk SKUs (``skus``) × a count
     from 1 to the VM's maximum (or ``max_disks``) × host caching (``caching``), striped at
     ``stripe_size``. ``kind: share``: services × levels × protocols × ``nconnect`` (default
-    1, 2, 4, 8, 16) and, when ``vms`` is given, client VM sizes.
+    1, 2, 4, 8, 16) and, when ``vms`` is given, client VM sizes. ``kind: any`` (or
+    ``[disks, share]``): both, ranked together; shares then always run on a client VM of
+    the search (every VM size when ``vms`` is not given) and host caching defaults to every
+    mode the workload allows (see :func:`parse_requirements`).
     """
 
-    kind: Literal["disks", "share"] = "disks"
+    kind: Annotated[Literal["disks", "share", "any"], BeforeValidator(_kind)] = "disks"
     vms: list[str] | None = Field(None, min_length=1)
     skus: list[str] | None = Field(None, min_length=1)
     caching: list[Caching] = Field(default_factory=lambda: ["none"], min_length=1)
@@ -102,6 +190,11 @@ class Search(FrozenModel):
     protocols: list[ProtocolName] | None = Field(None, min_length=1)
     nconnect: list[int] | None = Field(None, min_length=1)
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds searched: ``("disks",)``, ``("share",)`` or both."""
+        return KINDS if self.kind == "any" else (self.kind,)
+
     @model_validator(mode="after")
     def _kind_fields(self) -> "Search":
         given = self.model_fields_set
@@ -109,7 +202,7 @@ class Search(FrozenModel):
             for name in ("services", "levels", "protocols", "nconnect"):
                 if name in given:
                     raise SchemaError(f"{name} applies to kind: share, not kind: disks", field=name)
-        else:
+        elif self.kind == "share":
             for name in ("skus", "caching", "max_disks", "stripe_size"):
                 if name in given:
                     raise SchemaError(f"{name} applies to kind: disks, not kind: share", field=name)
@@ -167,16 +260,29 @@ class Requirements:
     catalog: Catalog
     pool: PoolRequest | None = None
     ignored: tuple[str, ...] = ()
+    region: str = DEFAULT_REGION
+    name: str | None = None
+    workloads: tuple["Requirements", ...] = ()
+
+    def in_region(self, region: str) -> "Requirements":
+        """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`)."""
+        catalog = self.catalog.in_region(region)
+        parts = tuple(replace(w, catalog=catalog, region=region) for w in self.workloads)
+        return replace(self, catalog=catalog, region=region, workloads=parts)
 
     def summary(self) -> dict:
         """What the file asks for, in base units (for ``iolab check``)."""
         if self.pool is not None:
             return {"pool": self.pool.model_dump(exclude_none=True)}
+        if self.workloads:
+            return {"workloads": {w.name: w.summary() for w in self.workloads}, "clients": self.clients,
+                    "search": self.search.model_dump(exclude_none=True, exclude={"caching"})}
         assert self.require is not None
         return {
             "jobs": [{"name": j.name, "rw": j.fio.rw, "bs": j.fio.bs, "rwmixread": j.fio.rwmixread,
                       "outstanding": j.fio.outstanding} for j in self.jobs],
-            "require": self.require.model_dump(exclude_none=True),
+            "require": {**self.require.model_dump(exclude_none=True),
+                        **({"percentiles": dict(self.require.percentiles)} if self.require.percentiles else {})},
             "clients": self.clients,
             "search": self.search.model_dump(exclude_none=True),
         }
@@ -205,24 +311,121 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
                                   "without pool:)", file=file, field=other)
         pool = validate(PoolRequest, data["pool"], file=file, root_field="pool")
         return Requirements(file, (), None, 1, Search(kind="share"), catalog, pool)
-    for key in ("jobs", "require"):
-        if key not in data:
-            raise SchemaError("missing required field (a requirements file needs jobs and require, or pool)",
-                              file=file, field=key)
-    require = validate(Require, data["require"], file=file, root_field="require")
     search = validate(Search, data.get("search") or {}, file=file, root_field="search")
     clients = data.get("clients", 1)
+    if isinstance(clients, float) and clients.is_integer():
+        clients = int(clients)  # 2.0, as a program may write it
     if isinstance(clients, bool) or not isinstance(clients, int) or not 1 <= clients <= 1000:
         raise SchemaError(f"expected a whole number of clients from 1 to 1000 (got {clients!r})", file=file,
                           field="clients")
-    jobs, ignored = parse_jobs(data["jobs"], file=file, base=base, volumes=None, require_volume=False)
+    if "workloads" in data:
+        return _machine(data, file, base, catalog, search, clients)
+    for key in ("jobs", "require"):
+        if key not in data:
+            raise SchemaError("missing required field (a requirements file needs jobs and require, workloads, "
+                              "or pool)", file=file, field=key)
+    req = _workload(data, file, base, catalog, search, clients)
+    if search.kind == "any" and "caching" not in search.model_fields_set:
+        req = replace(req, search=search.model_copy(update={"caching": safe_caching(req.require, req.jobs)}))
+    return req
+
+
+def _workload(data: dict, file: str, base: Path, catalog: Catalog, search: Search, clients: int,
+              where: str = "") -> Requirements:
+    """One workload's ``jobs`` and ``require`` (at ``where`` in the file) as requirements."""
+    require = validate(Require, data["require"], file=file, root_field=f"{where}require")
+    try:
+        jobs, ignored = parse_jobs(_whole(data["jobs"]), file=file, base=base, volumes=None, require_volume=False)
+    except SchemaError as e:
+        raise e.located(field=where.rstrip(".") or None) from None
     for j in jobs:
         if j.volume:
-            raise SchemaError("a requirements file plans one volume: leave 'volume' out", file=file,
-                              field=f"{j.field}.volume")
+            raise SchemaError("a requirements file plans one volume per workload: leave 'volume' out", file=file,
+                              field=f"{where}{j.field}.volume")
     if require.capacity is not None:
         jobs = tuple(_sized(j, require.capacity // clients) for j in jobs)
     return Requirements(file, jobs, require, clients, search, catalog, None, ignored)
+
+
+def _whole(jobs: Any) -> Any:
+    """Jobs as a program may write them: a whole number written as a float (``bs: 8192.0``,
+    ``iodepth: 7.0``) becomes an int, and a measured read share (``rwmixread: 70.6``) is
+    rounded to a whole percent, as fio takes it. Anything else is left for the job parser."""
+    if not isinstance(jobs, list):
+        return jobs
+    out = []
+    for job in jobs:
+        if isinstance(job, dict):
+            job = dict(job)
+            for key, value in job.items():
+                if isinstance(value, float) and math.isfinite(value):
+                    if value.is_integer():
+                        job[key] = int(value)
+                    elif key in ("rwmixread", "rwmixwrite") and 0 <= value <= 100:
+                        job[key] = int(round(value))
+        out.append(job)
+    return out
+
+
+WORKLOAD_FIELDS = ("jobs", "require", "caching")
+"""The fields of one named workload under ``workloads:``."""
+
+
+def _machine(data: dict, file: str, base: Path, catalog: Catalog, search: Search, clients: int) -> Requirements:
+    """Several named workloads on one machine: each its own volume (``workloads:``)."""
+    for other in ("jobs", "require"):
+        if other in data:
+            raise SchemaError(f"with workloads, each workload has its own {other}: move it under one",
+                              file=file, field=other)
+    raw = data["workloads"]
+    if not isinstance(raw, dict) or not raw:
+        raise SchemaError("expected a mapping of workload names to {jobs, require, caching}", file=file,
+                          field="workloads")
+    if search.kind != "disks":
+        raise SchemaError("several workloads are planned on managed disks: kind disks", file=file,
+                          field="search.kind")
+    if "caching" in search.model_fields_set:
+        raise SchemaError("with workloads, give caching per workload (workloads.NAME.caching)", file=file,
+                          field="search.caching")
+    parts = []
+    for name, body in raw.items():
+        where = f"workloads.{name}"
+        if not isinstance(name, str) or not name.replace("-", "").replace("_", "").isalnum():
+            raise SchemaError("a workload name is letters, digits, - and _", file=file, field=where)
+        try:
+            body = top_level(body, file=file, allowed=WORKLOAD_FIELDS, what="workload", expect="jobs and require")
+        except SchemaError as e:
+            raise e.located(field=where) from None
+        for key in ("jobs", "require"):
+            if key not in body:
+                raise SchemaError("missing required field", file=file, field=f"{where}.{key}")
+        req = _workload(body, file, base, catalog, search, clients, f"{where}.")
+        if "caching" in body:
+            modes = validate(Search, {"caching": body["caching"]}, file=file, root_field=where).caching
+        else:
+            modes = safe_caching(req.require, req.jobs)  # type: ignore[arg-type]
+        jobs = tuple(_named(j, name, len(req.jobs)) for j in req.jobs)
+        parts.append(replace(req, jobs=jobs, search=search.model_copy(update={"caching": modes}), name=name))
+    return Requirements(file, tuple(j for p in parts for j in p.jobs), None, clients, search, catalog, None,
+                        tuple(x for p in parts for x in p.ignored), workloads=tuple(parts))
+
+
+def _named(job: ScenarioJob, workload: str, count: int) -> ScenarioJob:
+    """A workload's job named after it (``log``, or ``data-job2`` when it has several)."""
+    name = workload if count == 1 else f"{workload}-{job.name}"
+    return replace(job, name=name, fio=replace(job.fio, name=name), volume=workload)
+
+
+def safe_caching(require: Require, jobs: tuple[ScenarioJob, ...]) -> list[str]:
+    """The host-caching modes worth trying for a workload: none and ReadOnly always;
+    ReadWrite only when its writes need not be durable (``require.durable: false``) and it
+    writes at all (for reads ReadWrite is ReadOnly). ReadWrite acknowledges a write once it
+    is in the host's cache: a log or a database's data files lose acknowledged writes if
+    the host fails, so it is never chosen for them unless told."""
+    from ..compile.builder import directions
+
+    writes = any(d == "write" and mix > 0 for j in jobs for d, mix, _ in directions(j.fio))
+    return ["none", "readonly"] + (["readwrite"] if writes and not require.durable else [])
 
 
 def _sized(job: ScenarioJob, per_client: int) -> ScenarioJob:

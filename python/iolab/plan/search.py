@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..catalog import DiskSku, ProvisionedDisk
 from . import space
@@ -13,6 +14,10 @@ from .rank import Plan, rank
 from .requirements import Requirements
 from .shares import search_shares
 from .table import Batch
+from .tail import TailOptions
+
+if TYPE_CHECKING:
+    from .machine import MachinePlan
 from .workload import Workload
 
 __all__ = ["plan", "PoolResult"]
@@ -36,19 +41,26 @@ class PoolResult:
         return doc
 
 
-def plan(req: Requirements, top: int = 5) -> Plan | PoolResult:
+def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "Plan | PoolResult | MachinePlan":
     """The ``top`` cheapest feasible configurations for ``req`` (a :class:`Plan`), or for a
-    pool plan the pools by level (a :class:`PoolResult`). Raises :class:`~iolab.errors.InputError`
+    pool plan the pools by level (a :class:`PoolResult`). ``tail`` sets how latency
+    percentiles are checked by simulation (when the requirements bound any). Raises :class:`~iolab.errors.InputError`
     for allow-lists naming unknown catalog ids."""
     if req.pool is not None:
         plans, misses = plan_pools(req)
         return PoolResult(req, tuple(plans), tuple(misses))
+    if req.workloads:
+        from .machine import plan_machine
+
+        return plan_machine(req, top, tail)
     wl = Workload.of(req)
-    if req.search.kind == "share":
-        batches = search_shares(req, wl, space.levels(req))
-        return rank(req, wl, batches, [], top)
-    batches, excluded = _disks(req, wl)
-    return rank(req, wl, batches, excluded, top)
+    batches: list[Batch] = []
+    excluded: list[str] = []
+    if "disks" in req.search.kinds:
+        batches, excluded = _disks(req, wl)
+    if "share" in req.search.kinds:
+        batches += search_shares(req, wl, space.levels(req))
+    return rank(req, wl, batches, excluded, top, tail=tail)
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:

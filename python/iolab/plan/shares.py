@@ -32,7 +32,7 @@ from ..units import GiB, MiB, TiB, format_rate
 from .config import Config, ShareChoice
 from .cost import billed_capacity, share_price, vm_price
 from .requirements import NCONNECT, Requirements
-from .table import TOLERANCE, Batch
+from .table import Batch, Limits
 from .workload import Workload
 
 __all__ = ["search_shares", "PROTOCOLS"]
@@ -64,21 +64,42 @@ def search_shares(req: Requirements, wl: Workload, levels: list[ServiceLevel]) -
             regular = _Family(req, wl, level, proto, vms, large=False)
             batch = regular.batch()
             out.append(batch)
-            if level.large_min_size is not None and not batch.feasible(_latency(req)).any():
+            if level.large_min_size is not None and not batch.feasible(Limits.of(req)).any():
                 out.append(_Family(req, wl, level, proto, vms, large=True).batch())
     return out
 
 
-def _latency(req: Requirements) -> float | None:
-    return req.require.latency if req.require else None
-
-
 def _vm_choices(req: Requirements) -> list[str | None]:
-    if req.search.vms is None:
-        return [None]
+    """Client VM sizes for shares: none (a generic client) when ``kind: share`` names no
+    VMs; with ``kind: any`` the VM sizes searched (all by default), of which only those that
+    no cheaper VM matches in network bandwidth (the one VM figure a share's path uses)."""
     from .space import vms
 
-    return list(vms(req))
+    if req.search.kind != "any":
+        return [None] if req.search.vms is None else list(vms(req))
+    return list(frontier([req.catalog.vms[v] for v in vms(req)]))
+
+
+def frontier(rows: list) -> list[str]:
+    """VM ids that no cheaper (or as cheap) VM matches in network bandwidth (no figure:
+    no cap). Unpriced VMs are kept only where they reach a bandwidth no priced one does,
+    one per bandwidth."""
+    def bw(vm) -> float:
+        return vm.network_bandwidth or math.inf
+
+    out: list[str] = []
+    best = -1.0
+    priced = sorted((v for v in rows if v.price_per_month is not None), key=lambda v: (v.price_per_month, -bw(v)))
+    for vm in priced:
+        if bw(vm) > best:
+            out.append(vm.id)
+            best = bw(vm)
+    seen: set[float] = set()
+    for vm in sorted((v for v in rows if v.price_per_month is None), key=bw):
+        if bw(vm) > best and bw(vm) not in seen:
+            out.append(vm.id)
+            seen.add(bw(vm))
+    return out
 
 
 def _knob(req: Requirements, level: ServiceLevel, large: bool) -> _Knob:
@@ -138,6 +159,7 @@ class _Family:
         self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
+        self.limits = Limits.of(req)
 
     def service(self, x: int) -> tuple[np.ndarray, float]:
         """Demand per IO at the service cap for each stream, and its utilization at the load."""
@@ -180,20 +202,16 @@ class _Family:
 
     def ok(self, rows: np.ndarray, x: int) -> np.ndarray:
         util, latency = self.evaluate(rows, x)
-        good = np.max(np.vstack(list(util.values())), axis=0) <= 1 + TOLERANCE
-        limit = _latency(self.req)
-        if limit is not None:
-            good &= latency <= limit * (1 + TOLERANCE)
-        return good
+        return self.limits.ok(util, latency)
 
     def _service_floor(self) -> int:
-        """The smallest x at which the service alone is not saturated (hi when none is)."""
+        """The smallest x at which the service alone keeps its margin (hi when none does)."""
         lo, hi = self.knob.lo, self.knob.hi
-        if self.service(hi)[1] > 1 + TOLERANCE:
+        if self.limits.over("service", self.service(hi)[1]):
             return hi
         while lo < hi:
             mid = (lo + hi) // 2
-            if self.service(mid)[1] <= 1 + TOLERANCE:
+            if not self.limits.over("service", self.service(mid)[1]):
                 hi = mid
             else:
                 lo = mid + 1
@@ -207,6 +225,7 @@ class _Family:
         hi_ok = self.ok(every, self.knob.hi)
         lo = np.full(n, start)
         hi = np.full(n, self.knob.hi)
+        hi[hi_ok & self.ok(every, start)] = start  # often the service's own floor is the answer
         while True:
             active = np.nonzero(hi_ok & (lo < hi))[0]
             if not len(active):

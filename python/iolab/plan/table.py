@@ -16,10 +16,47 @@ import numpy as np
 
 from .config import Config
 
-__all__ = ["Batch", "WORDS", "TOLERANCE"]
+__all__ = ["Batch", "Limits", "WORDS", "TOLERANCE"]
 
 TOLERANCE = 1e-9
-"""A utilization up to 1 + TOLERANCE counts as at most 1."""
+"""A utilization up to its limit × (1 + TOLERANCE) counts as within it."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a feasible row must keep: every resource at most ``max_utilization`` busy
+    (``capacity``, the space used, at most 1) and, with a bound, the mean ``latency``."""
+
+    latency: float | None = None
+    max_utilization: float = 1.0
+
+    @classmethod
+    def of(cls, req) -> "Limits":
+        """The limits a :class:`~iolab.plan.Requirements` with ``require`` sets."""
+        need = req.require
+        return cls(need.latency, need.max_utilization) if need is not None else cls()
+
+    def limit(self, kind: str) -> float:
+        """The highest utilization allowed to a resource of ``kind``."""
+        return 1.0 if kind == "capacity" else self.max_utilization
+
+    def over(self, kind: str, u: np.ndarray | float) -> np.ndarray | bool:
+        """Where ``u`` breaks the limit of ``kind``."""
+        return u > self.limit(kind) * (1.0 + TOLERANCE)
+
+    def ok(self, util: dict[str, np.ndarray], latency: np.ndarray, kinds=None) -> np.ndarray:
+        """Rows whose every utilization (of ``kinds``, default all) and mean latency hold."""
+        good = np.ones(len(latency), dtype=bool)
+        for k, u in util.items():
+            if kinds is None or k in kinds:
+                good &= ~self.over(k, u)
+        if self.latency is not None and (kinds is None or "latency" in kinds):
+            good &= latency <= self.latency * (1.0 + TOLERANCE)
+        return good
+
+    def fails(self, util: dict[str, np.ndarray]) -> np.ndarray:
+        """How many resource kinds break their limit, row by row."""
+        return sum((self.over(k, u)).astype(int) for k, u in util.items())
 
 WORDS = {
     "vm": "the VM's uncached limit",
@@ -55,6 +92,11 @@ class Batch:
     config: Callable[[int], Config]
     facts: Callable[[int], list[tuple[str, str]]] = field(default=lambda i: [])
     variant: Callable[[int], Hashable] = field(default=lambda i: i)
+    vm_path: dict[str, np.ndarray] = field(default_factory=dict)
+    """Disk rows: per kind of VM cap (``vm``, ``vm-cache``), the demand per IO on the
+    response path, for sharing a VM between workloads."""
+    count: np.ndarray | None = None
+    """Disk rows: the data disks each row attaches."""
 
     def __len__(self) -> int:
         return len(self.cost)
@@ -65,12 +107,9 @@ class Batch:
         cols = [u for k, u in self.util.items() if capacity or k != "capacity"]
         return np.max(np.vstack(cols), axis=0) if cols else np.zeros(len(self))
 
-    def feasible(self, latency: float | None) -> np.ndarray:
-        """Rows whose every utilization is at most 1 and, with a latency bound, whose latency meets it."""
-        ok = self.max_util() <= 1.0 + TOLERANCE
-        if latency is not None:
-            ok &= self.latency <= latency * (1.0 + TOLERANCE)
-        return ok
+    def feasible(self, limits: Limits) -> np.ndarray:
+        """Rows that keep ``limits``: every resource within the utilization allowed, and the latency bound."""
+        return limits.ok(self.util, self.latency)
 
     def binding(self, i: int) -> tuple[str, float]:
         """The busiest resource kind of row ``i`` (``capacity`` counts) and its utilization."""

@@ -1,0 +1,409 @@
+"""Several workloads on one machine: one VM with a volume of managed disks for each.
+
+Each workload (``workloads.NAME`` in a requirements file: its jobs, requirements and
+allowed host caching) is searched on its own first — every VM × SKU × count × caching, as
+for one workload. A row that fails its own requirements alone fails with company too (the
+VM's caps only get busier), so only rows that pass alone are combined. The workloads then
+share the VM: its uncached and cached caps carry the sum of their loads, and its data-disk
+slots the sum of their disks. A workload's mean latency is its own part (disks, delays)
+plus its demand at each VM cap stretched by that cap's *combined* utilization,
+``D / (1 − U_total)``.
+
+Per VM and workload the rows kept for combining are, for each host-caching load and disk
+count, those no cheaper row beats on latency, at most :data:`MAX_COMBINATIONS` ^ (1 / W)
+of the cheapest of them (W workloads); every combination of them is evaluated. The VM's
+margin is the strictest of the workloads' ``max_utilization``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..catalog import DiskSku
+from ..network import Network
+from ..units import format_duration, format_ops, format_rate
+from . import space
+from .config import Config
+from .cost import bill
+from .disks import Clients, Streams, search_fixed
+from .prediction import LoadPrediction, predict_at_load
+from .provisioned import search_provisioned
+from .rank import Candidate, failing_kinds, lacks
+from .requirements import Requirements
+from .table import TOLERANCE, WORDS, Batch, Limits
+from .tail import TailCheck, TailOptions, ios_for, simulate_open, tail_of
+from .workload import Workload
+
+__all__ = ["MachinePlan", "MachineCandidate", "MachineMiss", "plan_machine", "MAX_COMBINATIONS"]
+
+MAX_COMBINATIONS = 4096
+"""Most combinations of the workloads' volumes evaluated per VM size."""
+_VM_KINDS = ("vm", "vm-cache")
+
+
+@dataclass
+class _Part:
+    """One workload's rows on every VM, flattened."""
+
+    req: Requirements
+    wl: Workload
+    limits: Limits
+    batches: list[Batch]
+    which: np.ndarray
+    row: np.ndarray
+    vm: np.ndarray
+    disk_cost: np.ndarray
+    base: np.ndarray                       # latency without the VM caps' terms
+    path: dict[str, np.ndarray]            # demand per IO on the path at each VM cap kind
+    load: dict[str, np.ndarray]            # utilization this workload alone puts on each VM cap kind
+    count: np.ndarray
+    ok: np.ndarray                         # passes its own requirements alone
+
+    def batch(self, i: int) -> tuple[Batch, int]:
+        return self.batches[int(self.which[i])], int(self.row[i])
+
+
+@dataclass(frozen=True)
+class WorkloadFigures:
+    """One workload of a candidate at its required load: latency (mean, seconds), and its
+    simulated percentiles when bounded."""
+
+    name: str
+    iops: float
+    bandwidth: float
+    latency: float
+    tail: TailCheck | None = None
+
+    def to_json(self) -> dict:
+        doc: dict = {"iops": round(self.iops, 1), "bandwidth": float(round(self.bandwidth)),
+                     "latency": {"mean": round(self.latency, 9) if math.isfinite(self.latency) else None}}
+        if self.tail is not None:
+            doc["simulated"] = self.tail.to_json()
+        return doc
+
+
+@dataclass(frozen=True)
+class MachineCandidate(Candidate):
+    """A candidate machine, with each workload's figures."""
+
+    workloads: tuple[WorkloadFigures, ...] = ()
+
+    def to_json(self) -> dict:
+        doc = super().to_json()
+        doc["workloads"] = {w.name: w.to_json() for w in self.workloads}
+        return doc
+
+
+@dataclass(frozen=True)
+class MachineMiss:
+    monthly_cost: float | None
+    config: Config
+    lacks: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"monthly_cost": None if self.monthly_cost is None else round(self.monthly_cost, 2),
+                "config": self.config.to_json(), "feasible": False, "lacks": list(self.lacks)}
+
+    def describe(self) -> str:
+        cost = "unpriced" if self.monthly_cost is None else f"${self.monthly_cost:,.2f}/month"
+        return f"{self.config.describe()} ({cost}): {'; '.join(self.lacks)}"
+
+
+@dataclass(frozen=True)
+class MachinePlan:
+    """The answer for several workloads on one machine."""
+
+    requirements: Requirements
+    parts: tuple[Workload, ...]
+    candidates: tuple[MachineCandidate, ...]
+    evaluated: int
+    feasible: int
+    rejected: tuple[MachineMiss, ...]
+    nearest: tuple[MachineMiss, ...] = ()
+    checked: int = 0
+    excluded: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict:
+        req = self.requirements
+        need = {}
+        for part, wl in zip(req.workloads, self.parts):
+            r = part.require
+            assert r is not None
+            need[part.name] = {"iops": round(wl.rate, 1), "bandwidth": float(round(wl.bandwidth)),
+                               "latency": r.latency, "capacity": r.capacity, "max_utilization": r.max_utilization,
+                               "percentiles": dict(r.percentiles), "caching": list(part.search.caching)}
+        doc: dict = {"required": {"workloads": need, "clients": req.clients}, "region": req.region,
+                     "candidates": [c.to_json() for c in self.candidates], "evaluated": self.evaluated,
+                     "feasible": self.feasible, "rejected": [m.to_json() for m in self.rejected], "excluded": []}
+        if any(p.require and p.require.percentiles for p in req.workloads):
+            doc["checked"] = self.checked
+        if not self.candidates:
+            doc["nearest"] = [m.to_json() for m in self.nearest]
+        return doc
+
+
+def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = None, explain: int = 8) -> MachinePlan:
+    """The cheapest VM with a volume for each of ``req.workloads``."""
+    vm_ids = space.vms(req)
+    sku_ids = space.skus(req)
+    cat = req.catalog
+    fixed: list[DiskSku] = [cat.disks[s] for s in sku_ids if s in cat.disks]
+    provisioned = [cat.provisioned[s] for s in sku_ids if s in cat.provisioned]
+    parts = [_part(p, vm_ids, fixed, provisioned) for p in req.workloads]
+    clients = Clients.of(req.workloads[0], vm_ids, Streams.of(parts[0].wl).sizes)
+    vm_limit = min(p.limits.max_utilization for p in parts)
+    per = max(2, int(MAX_COMBINATIONS ** (1 / len(parts))))
+    found: list[tuple[float, float, int, tuple[int, ...]]] = []   # (cost, busiest, vm, rows)
+    failing: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # vm -> (cost, shortfall, grid)
+    alone_fail: dict[int, list[tuple[int, int]]] = {}
+    evaluated = 0
+    for v in range(len(vm_ids)):
+        lists = []
+        for w, p in enumerate(parts):
+            mine = np.nonzero(p.vm == v)[0]
+            good = mine[p.ok[mine]]
+            if not len(good):
+                if len(mine):
+                    alone_fail.setdefault(v, []).append((w, int(_least_failing(p, mine))))
+                lists.append(good)
+                continue
+            lists.append(_kept(p, good, per))
+        if any(not len(x) for x in lists):
+            continue
+        grid = np.array(np.meshgrid(*lists, indexing="ij")).reshape(len(parts), -1)   # (W, C)
+        evaluated += grid.shape[1]
+        ok, busiest, shortfall, _ = _combined(parts, grid, vm_limit, int(clients.max_disks[v]))
+        cost = clients.price[v] + sum(p.disk_cost[grid[w]] for w, p in enumerate(parts))
+        for c in np.nonzero(ok)[0]:
+            found.append((float(cost[c]), float(busiest[c]), v, tuple(int(x) for x in grid[:, c])))
+        if not ok.all():
+            failing[v] = (cost[~ok], shortfall[~ok], grid[:, ~ok])
+    found.sort(key=lambda f: (math.isnan(f[0]), 0.0 if math.isnan(f[0]) else f[0], f[1], f[2], f[3]))
+    bounded = any(p.req.require and p.req.require.percentiles for p in parts)
+    tail = (tail or TailOptions()) if bounded else None
+    candidates: list[MachineCandidate] = []
+    slow: list[MachineMiss] = []
+    checked = 0
+    for cost, _, v, rows in found:
+        if len(candidates) >= top or (tail is not None and checked >= tail.top):
+            break
+        config = _config(parts, vm_ids[v], rows, req.clients)
+        pred, figures = _predict(req, parts, config)
+        if not _holds(parts, pred, figures, vm_limit):
+            continue
+        price = None if math.isnan(cost) else cost
+        if tail is not None:
+            checks = _tails(parts, pred, tail, checked)
+            checked += 1
+            figures = tuple(WorkloadFigures(f.name, f.iops, f.bandwidth, f.latency, checks.get(f.name))
+                            for f in figures)
+            failed = [f"{f.name}: {text}" for f in figures if f.tail is not None and not f.tail.meets
+                      for text in f.tail.lacks()]
+            if failed:
+                slow.append(MachineMiss(price, config, tuple(failed)))
+                continue
+        why = None
+        if candidates and price is not None and candidates[0].monthly_cost is not None:
+            diff = price - candidates[0].monthly_cost
+            why = f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1"
+        candidates.append(MachineCandidate(len(candidates) + 1, price, config, pred, why, (),
+                                           bill(req.catalog, config), None, figures))
+    first = candidates[0].monthly_cost if candidates else None
+    rejected = [m for m in slow if first is not None and m.monthly_cost is not None and m.monthly_cost <= first]
+    misses = []
+    for v, (cost, shortfall, grid) in failing.items():
+        mask = np.ones(len(cost), dtype=bool) if first is None else np.nan_to_num(cost, nan=np.inf) < first
+        if mask.any():
+            c = np.nonzero(mask)[0][int(np.argmin(shortfall[mask]))]
+            misses.append((float(shortfall[c]), float(cost[c]), v, tuple(int(x) for x in grid[:, c])))
+    if first is not None:
+        alone_fail = {v: f for v, f in alone_fail.items() if clients.price[v] < first}
+    explained = _explain(req, parts, vm_ids, clients, misses, alone_fail, vm_limit)
+    cheaper = [m for m in explained if first is not None and m.monthly_cost is not None and m.monthly_cost < first]
+    rejected = (rejected + sorted(cheaper, key=lambda m: m.monthly_cost or 0.0))[:explain]
+    nearest = tuple((slow + explained)[:explain]) if not candidates else ()
+    return MachinePlan(req, tuple(p.wl for p in parts), tuple(candidates), evaluated, len(found), tuple(rejected),
+                       nearest, checked)
+
+
+def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list) -> _Part:
+    wl = Workload.of(req)
+    st = Streams.of(wl)
+    cl = Clients.of(req, vm_ids, st.sizes)
+    batches = [b for b in search_fixed(req, wl, cl, st, fixed) + search_provisioned(req, wl, cl, st, provisioned)
+               if len(b)]
+    limits = Limits.of(req)
+    pos = {vm: i for i, vm in enumerate(vm_ids)}
+
+    def cat(f) -> np.ndarray:
+        return np.concatenate([f(b) for b in batches]) if batches else np.zeros(0)
+
+    vm = cat(lambda b: np.array([pos[g] for g in b.group], dtype=int)).astype(int)
+    latency = cat(lambda b: b.latency)
+    path = {k: cat(lambda b, k=k: np.asarray(b.vm_path.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}
+    load = {k: cat(lambda b, k=k: np.asarray(b.util.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}
+    base = latency.copy()
+    for k in _VM_KINDS:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            base = base - np.where(path[k] > 0, np.where(load[k] < 1, path[k] / (1 - load[k]), 0.0), 0.0)
+    return _Part(req, wl, limits, batches, cat(lambda b: np.full(len(b), batches.index(b))).astype(int),
+                 cat(lambda b: np.arange(len(b))).astype(int), vm,
+                 cat(lambda b: b.cost) - (cl.price[vm] if len(vm) else 0.0), base, path, load,
+                 cat(lambda b: b.count).astype(int), cat(lambda b: b.feasible(limits)).astype(bool))
+
+
+def _kept(p: _Part, rows: np.ndarray, most: int) -> np.ndarray:
+    """Of ``rows`` (one VM, one workload): for each VM-cap load and disk count, those no
+    cheaper row beats on latency; then at most ``most``, cheapest first."""
+    cost = np.where(np.isnan(p.disk_cost[rows]), np.inf, p.disk_cost[rows])
+    order = rows[np.lexsort((p.base[rows], cost))]
+    best: dict[tuple, float] = {}
+    kept = []
+    for i in order:
+        key = (round(float(p.load["vm"][i]), 9), round(float(p.load["vm-cache"][i]), 9),
+               round(float(p.path["vm"][i]), 12), round(float(p.path["vm-cache"][i]), 12), int(p.count[i]))
+        if p.base[i] < best.get(key, math.inf):
+            best[key] = float(p.base[i])
+            kept.append(int(i))
+            if len(kept) >= most:
+                break
+    return np.array(kept, dtype=int)
+
+
+def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: int):
+    """Feasibility of each combination (columns of ``grid``), its busiest VM cap, its
+    shortfall (the worst ratio of a figure to its limit) and each workload's latency."""
+    u = {k: sum(p.load[k][grid[w]] for w, p in enumerate(parts)) for k in _VM_KINDS}
+    latencies = []
+    for w, p in enumerate(parts):
+        lat = p.base[grid[w]].copy()
+        for k in _VM_KINDS:
+            d = p.path[k][grid[w]]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lat = lat + np.where(d > 0, np.where(u[k] < 1, d / (1 - u[k]), np.inf), 0.0)
+        latencies.append(lat)
+    disks = sum(p.count[grid[w]] for w, p in enumerate(parts))
+    busiest = np.maximum(u["vm"], u["vm-cache"])
+    shortfall = np.maximum(busiest / vm_limit, disks / max_disks)
+    for p, lat in zip(parts, latencies):
+        if p.limits.latency is not None:
+            shortfall = np.maximum(shortfall, lat / p.limits.latency)
+    ok = shortfall <= 1 + TOLERANCE
+    return ok, busiest, shortfall, latencies
+
+
+def _least_failing(p: _Part, rows: np.ndarray) -> int:
+    fails = np.array([len(failing_kinds(p.req, *p.batch(int(i)))) for i in rows])
+    cost = np.where(np.isnan(p.disk_cost[rows]), np.inf, p.disk_cost[rows])
+    return int(rows[np.lexsort((cost, fails))[0]])
+
+
+def _config(parts: list[_Part], vm: str, rows: tuple[int, ...], clients: int) -> Config:
+    volumes = []
+    for p, i in zip(parts, rows):
+        b, r = p.batch(i)
+        volumes.append((p.req.name or "", b.config(r).disks))
+    return Config(vm, clients, volumes=tuple(volumes))
+
+
+def _rates(parts: list[_Part], clients: int):
+    """Ops/s per network job: each workload's rate split over its jobs and clients."""
+    by_group = {}
+    for p in parts:
+        for j, share in zip(p.req.jobs, p.wl.shares):
+            by_group[j.name] = p.wl.rate * share / clients
+
+    def rates(network: Network) -> dict[str, float]:
+        return {j.name: by_group[j.group] for j in network.jobs}
+
+    return rates
+
+
+def _predict(req: Requirements, parts: list[_Part], config: Config) -> tuple[LoadPrediction, tuple[WorkloadFigures, ...]]:
+    rates = _rates(parts, req.clients)
+    pred = predict_at_load(req, parts[0].wl, config, rates, sum(p.wl.bandwidth for p in parts))
+    per_job = rates(pred.network)
+    figures = []
+    for p in parts:
+        names = {j.name for j in p.req.jobs}
+        jobs = [j.name for j in pred.network.jobs if j.group in names]
+        total = sum(per_job[j] for j in jobs)
+        lat = sum(per_job[j] * pred.solution.jobs.get(j, math.inf) for j in jobs) / total
+        figures.append(WorkloadFigures(p.req.name or "", p.wl.rate, p.wl.bandwidth, lat))
+    return pred, tuple(figures)
+
+
+def _holds(parts: list[_Part], pred: LoadPrediction, figures: tuple[WorkloadFigures, ...], vm_limit: float) -> bool:
+    """The compiled network agrees: every resource within its workload's margin (the VM's
+    within the strictest), every workload's mean latency within its bound."""
+    margin = {p.req.name: p.limits.max_utilization for p in parts}
+    for r in pred.loads:
+        owner = r.label.split(":")[0]
+        if r.utilization > margin.get(owner, vm_limit) * (1 + TOLERANCE):
+            return False
+    return all(p.limits.latency is None or f.latency <= p.limits.latency * (1 + TOLERANCE)
+               for p, f in zip(parts, figures))
+
+
+def _tails(parts: list[_Part], pred: LoadPrediction, tail: TailOptions, done: int) -> dict[str, TailCheck]:
+    bounds = {p.req.name: dict(p.req.require.percentiles) for p in parts if p.req.require and p.req.require.percentiles}
+    every = {k: v for b in bounds.values() for k, v in b.items()}
+    sim = simulate_open(pred.network, _rates(parts, pred.config.clients)(pred.network), tail,
+                        tail.ios or ios_for(every), done)
+    out = {}
+    for p in parts:
+        if p.req.name in bounds:
+            names = tuple(j.name for j in p.req.jobs)
+            out[p.req.name or ""] = tail_of(sim, bounds[p.req.name], names)
+    return out
+
+
+def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: Clients,
+             misses: list, alone_fail: dict[int, list[tuple[int, int]]], vm_limit: float) -> list[MachineMiss]:
+    """Why each VM that has no feasible layout fails: a workload that fails alone there
+    (its own lacks), or the best combination's shared limits."""
+    out: list[MachineMiss] = []
+    for v, fails in alone_fail.items():
+        text = []
+        for w, i in fails:
+            p = parts[w]
+            b, r = p.batch(i)
+            facts = {t for kind, t in b.facts(r) if kind in failing_kinds(p.req, b, r)}
+            text.append(f"{p.req.name}: {'; '.join(lacks(p.req, p.wl, b, r))}"
+                        + (f" ({'; '.join(sorted(facts))})" if facts else ""))
+        cost = clients.price[v]
+        out.append(MachineMiss(None if math.isnan(cost) else float(cost), Config(vm_ids[v], req.clients), tuple(text)))
+    for _, cost, v, rows in sorted(misses, key=lambda m: m[0]):
+        grid = np.array(rows)[:, None]
+        _, _, _, latencies = _combined(parts, grid, vm_limit, int(clients.max_disks[v]))
+        text = []
+        for k in _VM_KINDS:
+            loads = [float(p.load[k][i]) for p, i in zip(parts, rows)]
+            if sum(loads) > vm_limit * (1 + TOLERANCE):
+                split = ", ".join(f"{p.req.name} {u:.0%}" for p, u in zip(parts, loads))
+                text.append(f"{WORDS[k]} would be {sum(loads):.0%} busy ({split}), over the {vm_limit:.0%} allowed")
+        disks = sum(int(p.count[i]) for p, i in zip(parts, rows))
+        if disks > clients.max_disks[v]:
+            text.append(f"the volumes need {disks} data disks; {vm_ids[v]} takes at most {clients.max_disks[v]}")
+        for p, lat in zip(parts, latencies):
+            if p.limits.latency is not None and lat[0] > p.limits.latency * (1 + TOLERANCE):
+                shown = format_duration(float(lat[0])) if math.isfinite(lat[0]) else "unbounded"
+                text.append(f"{p.req.name}: mean latency {shown} over the required {format_duration(p.limits.latency)}")
+        out.append(MachineMiss(None if math.isnan(cost) else cost, _config(parts, vm_ids[v], rows, req.clients),
+                               tuple(text or ["fails"])))
+    return out
+
+
+def describe_need(part: Requirements, wl: Workload) -> str:
+    """``data: randrw 70/30 8 KiB, 12,000 IOPS (98.3 MB/s), mean ≤ 5 ms, cache none or readonly``."""
+    need = part.require
+    assert need is not None
+    bits = [f"{format_ops(wl.rate)} ({format_rate(wl.bandwidth)})"]
+    if need.latency is not None:
+        bits.append(f"mean ≤ {format_duration(need.latency)}")
+    bits += [f"{k} ≤ {format_duration(v)}" for k, v in need.percentiles.items()]
+    bits.append("caching " + " or ".join(part.search.caching))
+    return f"{part.name}: {wl.describe()}, " + ", ".join(bits)

@@ -1,0 +1,126 @@
+"""Telemetry readers: every format turned into the same :class:`~iolab.telemetry.model.Sample`s.
+
+:func:`read_files` detects each file's format by its content (never its name) and reads it;
+:mod:`iolab.telemetry.profile` turns samples into percentiles and a requirements file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from .model import Sample, Trace, bad
+
+__all__ = ["FORMATS", "read_files", "detect", "Sample", "Trace"]
+
+FORMATS = {
+    "iostat": "iostat -x text (any sysstat layout)",
+    "iostat-json": "iostat -o JSON",
+    "sar": "sar -d text",
+    "sadf-csv": "sadf -d (';' separated)",
+    "sadf-json": "sadf -j",
+    "diskstats": "/proc/diskstats snapshots",
+    "mountstats": "/proc/self/mountstats snapshots",
+    "nfsiostat": "nfsiostat output",
+    "perfmon": "Windows PerfMon CSV (typeperf, relog)",
+    "fio-log": "fio iops/bw/lat logs",
+    "results": "iolab results database",
+}
+
+
+def _text(path: str, data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            raise bad(path, None, "not a text file iolab can read") from None
+
+
+def detect(path: str, data: bytes) -> tuple[str, object]:
+    """(format, parsed or text) of one file, by content."""
+    from . import counters, fiolog, nfsiostat, perfmon, sysstat
+
+    if data.startswith(b"SQLite format 3\x00"):
+        return "results", None
+    if not data.strip():
+        raise bad(path, None, "the file is empty")
+    text = _text(path, data)
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        doc = sysstat.load_json(text, path)
+        kind = sysstat.sysstat_json_kind(doc)
+        if kind is None:
+            raise bad(path, 1, "JSON, but not sysstat's (iostat -o JSON or sadf -j) with disk statistics")
+        return kind, (doc, text)
+    if perfmon.is_perfmon(text):
+        return "perfmon", text
+    lines = text.splitlines()
+    for name, test in (("sadf-csv", sysstat.is_sadf_csv), ("iostat", sysstat.is_iostat), ("sar", sysstat.is_sar),
+                       ("mountstats", counters.is_mountstats), ("nfsiostat", nfsiostat.is_nfsiostat),
+                       ("fio-log", fiolog.is_fio_log), ("diskstats", counters.is_diskstats)):
+        if test(lines):
+            return name, text
+    first = next((i for i, l in enumerate(lines, 1) if l.strip()), 1)
+    raise bad(path, first, "not a telemetry format iolab reads (" + "; ".join(FORMATS.values()) + ")")
+
+
+def read_files(paths: list[str | Path], *, interval: float | None = None) -> Trace:
+    """Read every file into one :class:`Trace`; raises InputError naming file and line.
+
+    Devices of the same name in several files (two hosts' ``sda``) are told apart by the
+    file's name in front (``host1.txt:sda``)."""
+    from . import counters, fiolog, nfsiostat, perfmon, runs, sysstat
+
+    trace = Trace()
+    fio: list[tuple[str, str]] = []
+    per_file: list[tuple[str, list[Sample]]] = []
+    for p in paths:
+        path = str(p)
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            raise bad(path, None, f"cannot read: {e.strerror or e}") from None
+        kind, parsed = detect(path, data)
+        if isinstance(parsed, str) and not parsed.endswith(("\n", "\r")):
+            raise bad(path, parsed.count("\n") + 1, "the last line has no line end: the file was cut short "
+                      "(every tool iolab reads ends its lines)")
+        if kind == "results":
+            got = runs.read_runs(path, trace)
+        elif kind == "fio-log":
+            fiolog.fio_log_kind(path)
+            fio.append((path, parsed))  # type: ignore[arg-type]
+            trace.sources.append({"file": path, "format": kind})
+            continue
+        elif kind in ("iostat-json", "sadf-json"):
+            doc, text = parsed  # type: ignore[misc]
+            reader = sysstat.read_iostat_json if kind == "iostat-json" else sysstat.read_sadf_json
+            got = reader(doc, text, path, trace, interval)
+        elif kind in ("diskstats", "mountstats"):
+            got = counters.read_snapshots(parsed, path, trace, kind)  # type: ignore[arg-type]
+        else:
+            reader = {"iostat": sysstat.read_iostat, "sar": sysstat.read_sar, "sadf-csv": sysstat.read_sadf_csv,
+                      "perfmon": perfmon.read_perfmon, "nfsiostat": nfsiostat.read_nfsiostat}[kind]
+            got = reader(parsed, path, trace, interval)  # type: ignore[operator]
+        trace.sources.append({"file": path, "format": kind, "samples": len(got)})
+        per_file.append((path, got))
+    if fio:
+        got = fiolog.read_fio_logs(fio, trace)
+        for src in trace.sources:
+            if src["format"] == "fio-log":
+                src["samples"] = len(got)
+        per_file.append(("fio", got))
+    owners: dict[str, set[str]] = {}
+    for path, got in per_file:
+        for smp in got:
+            owners.setdefault(smp.device, set()).add(path)
+    clash = {name for name, files in owners.items() if len(files) > 1}
+    for path, got in per_file:
+        trace.samples.extend(replace(smp, device=f"{Path(path).name}:{smp.device}") if smp.device in clash else smp
+                             for smp in got)
+    if not trace.samples:
+        raise bad(str(paths[0]) if paths else "-", None, "no samples: at least two reports or snapshots are needed")
+    return trace
