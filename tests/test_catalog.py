@@ -42,7 +42,7 @@ def test_families_are_complete(cat):
              + [f"DS{n}_v2" for n in (1, 2, 3, 4, 11, 12, 13, 14)] + [f"GS{n}" for n in range(1, 6)]
              + ["D32s_v3", "D64s_v3", "D32ds_v4", "D16_v4"] + [f"D{n}s_v5" for n in (2, 4, 8, 16, 32, 48, 64, 96)]
              + [f"E{n}s_v5" for n in (2, 4, 8, 16, 32, 64)] + ["E104is_v5"])
-    assert set(cat.vms) == {f"Standard_{s}" for s in sizes}
+    assert {f"Standard_{s}" for s in sizes} <= set(cat.vms)  # the whole catalog: tests/test_catalog_vms.py
 
 
 def _rows(cat):
@@ -69,7 +69,7 @@ def test_unpublished_values_are_marked(cat):
         for price in ("price_per_month", "price_per_gib_month"):
             if getattr(row, price, None) is not None:
                 assert row.is_assumed(price), row.id  # no official list price was found
-    assert cat.vm("Standard_D16s_v5").is_assumed("premium_storage")
+    assert not cat.vm("Standard_D16s_v5").is_assumed("premium_storage")  # its page: "Premium Storage: Supported"
     assert not cat.vm("Standard_DS13").assumptions
     assert set(cat.defaults.assumptions) == {"cache_hit_latency", "delay_distribution", "delay_cv", "latency"}
 

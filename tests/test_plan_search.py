@@ -142,16 +142,18 @@ def test_text_output_explains(iolab):
     assert r.code == 0, r.err
     out = r.out
     assert "16,000 IOPS" in out and "configurations" in out
-    assert "Standard_D16s_v5 + 4 × P30" in out
+    # The cheapest VM matching Standard_D*s_v5 with 16 vCPUs is the Arm Standard_D16pls_v5
+    # ($0.544/h in eastus, $397.12/month): its uncached limit, 25,600 IOPS, is 62.5 % busy.
+    assert "#1 Standard_D16pls_v5 + 4 × P30" in out
     assert "Why not the others" in out
     # 8 × P20 ($45.08 dearer) would run its disks 16,000 / 8 / 2,300 = 87 % busy: over the
-    # default 80 % margin, so the D16s_v5 takes 9 × P20 (77 %). Eastus prices: the VM
-    # $0.768/h × 730 = $560.64, P30 $135.17, P20 $73.22: 9 × 73.22 - 4 × 135.17 = $118.30.
-    # (A DS13 with a read-only cache may take 8 × P20: the cache absorbs part of the reads.)
-    assert "Standard_D16s_v5 + 8 × P20" not in out
-    assert "#4 Standard_D16s_v5 + 9 × P20: costs $118.30/month more than #1 (headroom 23% against 20%)" in out
+    # default 80 % margin, so the D16pls_v5 takes 9 × P20 (77 %). Eastus prices: P30
+    # $135.17, P20 $73.22: 9 × 73.22 - 4 × 135.17 = $118.30.
+    assert "Standard_D16pls_v5 + 8 × P20" not in out
+    assert "#5 Standard_D16pls_v5 + 9 × P20: costs $118.30/month more than #1 (headroom 23% against 20%)" in out
     assert "cheaper, but failing:" in out
-    assert "Standard_D4s_v5" in out and "uncached limit would be 250% busy" in out
+    # 16,000 / 6,400 IOPS = 250 %
+    assert "Standard_D4pls_v5" in out and "uncached limit would be 250% busy" in out
 
 
 def test_nothing_feasible_text(iolab, tmp_path):

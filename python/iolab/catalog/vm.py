@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import NonNegativeFloat, PositiveInt, TypeAdapter, ValidationError, model_validator
 
@@ -24,6 +24,13 @@ class Vm(Row):
       where the size has no cache or the figure is not published (Dsv5, Esv5).
     - ``burst_iops`` / ``burst_bandwidth``: the uncached caps while the VM's credits last,
       ``burst_duration`` seconds at most from a full bucket (Azure: 30 minutes).
+      ``burst_kind``: ``credit`` (the bucket above; Azure's VM-level bursting) or
+      ``on-demand`` (no time limit); None where the size does not burst.
+    - ``temp_iops`` / ``temp_bandwidth``: the local temp disk (for L series, all local
+      NVMe disks together); random-read figures where the page separates reads and writes.
+    - ``premium_v2_iops`` / ``premium_v2_bandwidth`` and ``ultra_iops`` /
+      ``ultra_bandwidth``: the uncached caps over Premium SSD v2 and Ultra Disk where the
+      page gives them apart from the Premium SSD caps (None: the page gives none).
     - ``network_bandwidth``: aggregate egress bytes/s over all NICs (not guaranteed).
     - ``price_per_month``: a file may give ``price_per_hour`` instead (times 730).
 
@@ -43,6 +50,13 @@ class Vm(Row):
     burst_iops: PositiveOps | None = None
     burst_bandwidth: PositiveRate | None = None
     burst_duration: PositiveDuration = 1800.0
+    burst_kind: Literal["credit", "on-demand"] | None = None
+    temp_iops: PositiveOps | None = None
+    temp_bandwidth: PositiveRate | None = None
+    premium_v2_iops: PositiveOps | None = None
+    premium_v2_bandwidth: PositiveRate | None = None
+    ultra_iops: PositiveOps | None = None
+    ultra_bandwidth: PositiveRate | None = None
     network_bandwidth: PositiveRate | None = None
     price_per_month: NonNegativeFloat | None = None
 
@@ -66,7 +80,8 @@ class Vm(Row):
     @model_validator(mode="after")
     def _pairs(self) -> "Vm":
         for a, b in (("uncached_iops", "uncached_bandwidth"), ("cached_iops", "cached_bandwidth"),
-                     ("burst_iops", "burst_bandwidth")):
+                     ("burst_iops", "burst_bandwidth"), ("temp_iops", "temp_bandwidth"),
+                     ("premium_v2_iops", "premium_v2_bandwidth"), ("ultra_iops", "ultra_bandwidth")):
             if (getattr(self, a) is None) != (getattr(self, b) is None):
                 raise ValueError(f"{a} and {b} go together: give both or neither")
         if self.burst_iops is not None:
@@ -74,6 +89,8 @@ class Vm(Row):
                 raise ValueError("burst_iops needs uncached_iops (the baseline it bursts from)")
             if self.burst_iops < self.uncached_iops or self.burst_bandwidth < self.uncached_bandwidth:  # type: ignore[operator]
                 raise ValueError("burst_iops/burst_bandwidth must not be below uncached_iops/uncached_bandwidth")
+        if self.burst_kind is not None and self.burst_iops is None:
+            raise ValueError("burst_kind needs burst_iops and burst_bandwidth (the limits it bursts to)")
         if self.cached_iops is not None and self.cache_size is None:
             raise ValueError("cached_iops needs cache_size")
         return self
