@@ -6,9 +6,11 @@ The JSON shape is CONTRACT.md's ``iolab predict --json``; every figure is in bas
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from dataclasses import dataclass, replace
 
-from .analytic import Solution, bounds, chains, solve
+from .analytic import Solution, chains, limits, reach, solve
 from .compile import compile_scenario
 from .errors import SchemaError
 from .network import Network
@@ -26,7 +28,8 @@ class Prediction:
     scenario: Scenario
     network: Network
     solution: Solution
-    upper_iops: float          # 1 / D_max: what the busiest cap allows at any concurrency
+    upper_iops: float          # what every cap, slot limit and rate allows at any concurrency
+    reach_90: float | None = None  # IOs in flight at which the prediction reaches 90 % of it
 
     @property
     def iops(self) -> float:
@@ -78,6 +81,7 @@ class Prediction:
         doc["outstanding"] = int(sol.outstanding) if float(sol.outstanding).is_integer() else sol.outstanding
         doc["knee_outstanding"] = round(sol.knee_outstanding, 3)
         doc["max_iops"] = round(self.upper_iops, 1)
+        doc["outstanding_at_90"] = None if self.reach_90 is None else round(self.reach_90, 1)
         if sol.burst is not None:
             doc["burst"] = {**_figures(sol.burst.iops, sol.burst.bandwidth, sol.burst.latency),
                             "duration": None if sol.burst.duration is None else round(sol.burst.duration, 3),
@@ -99,8 +103,10 @@ def predict(scenario: Scenario) -> Prediction:
     network = compile_scenario(scenario)
     solution = solve(network)
     ch = chains(network)
-    upper = bounds(ch, math.inf)[1] if ch.demand.any() else math.inf
-    return Prediction(scenario, network, solution, upper)
+    x = np.array([solution.job_iops[j] for j in ch.jobs])
+    upper = limits(network, ch, x).max_iops
+    at_90 = reach(network, ch, 0.9 * upper) if math.isfinite(upper) else None
+    return Prediction(scenario, network, solution, upper, at_90)
 
 
 def with_job_option(scenario: Scenario, option: str, value: int) -> Scenario:

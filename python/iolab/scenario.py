@@ -63,6 +63,7 @@ class ClientLimits(_Model):
     network_bandwidth: Rate | None = None
     burst_iops: OpsRate | None = None
     burst_bandwidth: Rate | None = None
+    receive_bandwidth: Rate | None = None
 
 
 class Clients(_Model):
@@ -70,6 +71,7 @@ class Clients(_Model):
 
     count: int = Field(1, ge=1, le=1000)
     vm: str | None = None
+    cpus: int | None = Field(None, ge=1, le=4096)
     limits: ClientLimits | None = None
 
 
@@ -116,6 +118,7 @@ class ShareVolume(_Model):
     session_slots: int | None = Field(None, ge=1, le=65536)
     signing: bool = False
     encryption: bool = False
+    tls: bool = False
     connection: Connection | None = None
     latency: Duration | None = None
 
@@ -127,6 +130,7 @@ class Device(_Model):
     bandwidth: Rate | None = None
     read_latency: Duration
     write_latency: Duration | None = None
+    cpu_per_io: Annotated[float, BeforeValidator(parse_duration), Field(gt=0)] | None = None
 
 
 class DeviceVolume(_Model):
@@ -332,6 +336,9 @@ def check_rules(s: Scenario) -> None:
                                         "clients.limits.cache_size", file=f, field=f"{field}.caching")
         elif isinstance(vol, ShareVolume):
             _check_share(s, name, vol)
+        elif isinstance(vol, DeviceVolume) and vol.device.cpu_per_io and vm is None and s.clients.cpus is None:
+            raise RuleViolation("client-cpus", "cpu_per_io needs the client's cores: set clients.cpus or clients.vm",
+                                file=f, field=f"volumes.{name}.device.cpu_per_io")
     if vm is not None and total_disks > vm.max_data_disks:
         raise RuleViolation("max-data-disks", f"{vm.id} takes at most {vm.max_data_disks} data disks; the "
                             f"scenario attaches {total_disks}", file=f, field="volumes")
@@ -355,6 +362,9 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         which = "signing" if vol.signing else "encryption"
         raise RuleViolation("smb-only", f"{which} applies to SMB only (protocol is {vol.protocol})", file=f,
                             field=f"{field}.{which}")
+    if vol.tls and vol.protocol == "smb3":
+        raise RuleViolation("nfs-only", "tls applies to NFS only; SMB has signing and encryption", file=f,
+                            field=f"{field}.tls")
     if vol.service == "azure-files" and vol.protocol == "nfs3":
         raise RuleViolation("azure-files-protocols", "Azure Files premium serves NFS 4.1 and SMB 3, not NFSv3",
                             file=f, field=f"{field}.protocol")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, PositiveInt, model_validator
 
-from ..schema import Fraction, PositiveRate
+from ..schema import Fraction, PositiveOps, PositiveRate
 from .row import Row
 
 __all__ = ["Protocol"]
@@ -23,6 +23,16 @@ class Protocol(Row):
       client CPU; ``signing_bandwidth``: the same with SMB signing on.
     - ``encryption_loss``: the share of the service's throughput that SMB encryption
       costs on read/write work (``encryption_metadata_loss`` on metadata-heavy work).
+    - ``connection_iops`` (ops/s): the requests one connection carries, held by the one
+      client core that serves it. The client's cores spend ``1 / connection_iops`` per IO
+      and ``1 / connection_bandwidth`` per byte on the protocol stack.
+    - ``signing_bandwidth`` / ``encryption_bandwidth`` / ``tls_bandwidth``: one
+      connection's throughput with SMB signing, SMB encryption or NFS over TLS; each adds
+      ``1 / that − 1 / connection_bandwidth`` core seconds per byte.
+    - ``rss_cores``: how many cores one RSS NIC's traffic of this protocol's usual client
+      can use (receive-side scaling); the protocol stack runs on at most that many.
+    - ``endpoint_slots``: outstanding requests one storage endpoint takes from all its
+      clients together.
     """
 
     slots_per_connection: PositiveInt | None = None
@@ -34,11 +44,18 @@ class Protocol(Row):
     signing_bandwidth: PositiveRate | None = None
     encryption_loss: Fraction | None = None
     encryption_metadata_loss: Fraction | None = None
+    connection_iops: PositiveOps | None = None
+    encryption_bandwidth: PositiveRate | None = None
+    tls_bandwidth: PositiveRate | None = None
+    rss_cores: PositiveInt | None = None
+    endpoint_slots: PositiveInt | None = None
 
     @model_validator(mode="after")
     def _slots(self) -> "Protocol":
         if self.session_slots and self.session_slots_max and self.session_slots > self.session_slots_max:
             raise ValueError("session_slots must not be above session_slots_max")
-        if self.signing_bandwidth and self.signing_bandwidth > self.connection_bandwidth:
-            raise ValueError("signing_bandwidth must not be above connection_bandwidth")
+        for name in ("signing_bandwidth", "encryption_bandwidth", "tls_bandwidth"):
+            value = getattr(self, name)
+            if value and value > self.connection_bandwidth:
+                raise ValueError(f"{name} must not be above connection_bandwidth")
         return self

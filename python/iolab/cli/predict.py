@@ -23,7 +23,8 @@ KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
     "network": "the VM's network egress caps", "connection": "the client's connections limit",
     "session": "the NFSv4.1 session slots limit", "service": "the service's throughput limit caps",
-    "device": "the device limits", "client": "the client limits",
+    "device": "the device limits", "client": "the client limits", "cpu": "the client's cores limit",
+    "receive": "what the VM can receive caps",
 }
 
 
@@ -57,12 +58,20 @@ def explain(p: Prediction) -> str:
     b = p.solution.bottleneck
     if b.kind == "concurrency":
         return (f"Nothing is saturated (busiest resource {b.utilization:.0%}): the workload keeps too few IOs "
-                f"in flight ({p.solution.outstanding:g}); keep at least "
-                f"{p.solution.knee_outstanding:.0f} to reach {format_ops(p.upper_iops)}.")
-    if b.kind in ("session", "connection") and b.id.startswith("s"):
-        return (f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} has {b.utilization:.1f}× "
+                f"in flight ({p.solution.outstanding:g}); {_reach(p)}.")
+    if b.id.startswith("s"):
+        words = KIND_WORDS.get(b.kind, b.kind) if b.kind in ("session", "connection") else "slots limit"
+        return (f"{_cap(words)} it: {b.label} has {b.utilization:.1f}× "
                 "as many IOs wanting in as it has slots; the rest wait at the client.")
     return f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} is {b.utilization:.1%} busy."
+
+
+def _reach(p: Prediction) -> str:
+    """How many IOs in flight give 90 % of the most the path allows (as a sweep would show)."""
+    if p.reach_90 is None:
+        return f"no concurrency reaches 90 % of {format_ops(p.upper_iops)}"
+    return (f"about {p.reach_90:.0f} in flight give 90 % of the most the path allows "
+            f"({format_ops(0.9 * p.upper_iops)} of {format_ops(p.upper_iops)})")
 
 
 def _print(p: Prediction, path: Path) -> None:
@@ -92,8 +101,8 @@ def _print(p: Prediction, path: Path) -> None:
         res.add_row(s.label, s.kind, f"{s.wanted:g}/{s.slots} slots", _bar(s.wanted / s.slots))
     console.print(res)
     console.print(f"[bold]Bottleneck:[/] {explain(p)}")
-    console.print(f"[bold]Knee:[/] keep at least {p.solution.knee_outstanding:.0f} IOs in flight to reach "
-                  f"{format_ops(p.upper_iops)}; beyond that latency grows linearly "
+    console.print(f"[bold]Knee:[/] {p.solution.knee_outstanding:.0f} IOs in flight (unloaded latency × the "
+                  f"most IOPS); {_reach(p)}; beyond the knee latency grows about linearly "
                   f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
     if burst is not None:

@@ -39,6 +39,15 @@ class Builder:
         self.resources.append(Resource(rid, label, kind, delay=delay))  # type: ignore[arg-type]
         return rid
 
+    def cpu(self, label: str, cores: int) -> str:
+        """A pool of ``cores`` client cores (kind ``cpu``), one per label: a cap whose unit of
+        work is one core-nanosecond (``bytes_per_s`` = cores × 10⁹), so that the per-IO and
+        per-byte cycles of an IO add up (see :func:`work`)."""
+        for r in self.resources:
+            if r.kind == "cpu" and r.label == label:
+                return r.id
+        return self.cap(label, "cpu", Cap(None, cores * 1e9))
+
     def slots(self, label: str, kind: str, slots: int) -> str:
         sid = f"s{len(self.slot_limits)}"
         self.slot_limits.append(SlotLimit(sid, label, kind, slots))  # type: ignore[arg-type]
@@ -102,6 +111,11 @@ class Builder:
                 for c in self.classes for steps in (c.route, c.background) for s, _, _ in walk(steps)}
         return Network(tuple(r for r in self.resources if r.id in used), tuple(self.classes), tuple(self.jobs),
                        tuple(s for s in self.slot_limits if s.id in used), tuple(self.caches), tuple(self.notes))
+
+
+def work(cpu: str, seconds: float) -> Visit:
+    """A visit to a :meth:`Builder.cpu` pool costing ``seconds`` of one core."""
+    return Visit(cpu, max(1, round(seconds * 1e9)))
 
 
 def directions(fio: FioJob) -> list[tuple[str, float, int]]:

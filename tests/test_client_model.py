@@ -1,0 +1,138 @@
+"""The client's half of the path: connections that cost per IO, the client's cores, what a VM
+can receive, a device's cpu_per_io and the storage endpoint's slot budget. Each answer is
+worked out by hand from the catalog's figures (protocols.yaml): one connection carries
+47,000 requests/s and 875 MiB/s; the stack costs a core 1 / 47,000 s per IO plus
+1 / 875 MiB/s per byte; SMB signing makes that 1 / 250 MiB/s per byte; the stack runs on at
+most 16 cores for NFS and 4 for SMB (RSS); Azure NetApp Files answers in 0.5 ms unloaded."""
+
+from __future__ import annotations
+
+import pytest
+
+MiB = 2**20
+PER_IO = 1 / 47000                     # 21.277 µs of one core per IO
+
+
+def predict(iolab, tmp_path, text: str, *args: str) -> dict:
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    r = iolab("predict", path, "--json", *args)
+    assert r.code == 0, r.err
+    return r.json()
+
+
+SHARE = ("{clients}volumes:\n  s: {{service: anf, level: ultra, size: 16TiB, protocol: {proto}{extra}}}\n"
+         "jobs:\n  - {{rw: randread, bs: {bs}, iodepth: {depth}, numjobs: {jobs}, ioengine: libaio}}\n")
+
+
+@pytest.mark.parametrize("nconnect,iops,kind", [
+    # one connection: max(1 / 47,000, 4 KiB / 875 MiB/s) = 21.28 µs per request -> 47,000 IOPS,
+    # though its bytes would allow 224,000
+    (1, 47000, "connection"),
+    # four: 4 x 47,000 = 188,000 (512 slots for 1,024 IOs; the knee is 0.5 ms x 188,000 = 94)
+    (4, 188000, "connection"),
+    # sixteen would carry 752,000: the volume's 2,048 MiB/s of 4 KiB = 524,288 IOPS binds
+    (16, 524288, "service"),
+])
+def test_connections_cost_per_io_until_another_limit_binds(iolab, tmp_path, nconnect, iops, kind):
+    doc = predict(iolab, tmp_path, SHARE.format(clients="", proto="nfs3", extra=f", nconnect: {nconnect}",
+                                                bs="4k", depth=128, jobs=8))
+    assert doc["iops"] == pytest.approx(iops, rel=0.02)
+    assert doc["bottleneck"]["kind"] == kind
+    # the most at any concurrency: the caps' bound, or what the MVA gives once every slot is full
+    assert doc["iops"] <= doc["max_iops"] <= iops * 1.000001
+
+
+def test_smb_small_io_saturates_the_cores_rss_lets_it_use(iolab, tmp_path):
+    """8 KiB reads over SMB's 4 channels (4 x 47,000 = 188,000): the stack costs
+    21.277 + 8,192 / 875 MiB/s = 21.277 + 8.929 = 30.205 µs of a core per IO, on
+    min(vCPUs, 4 RSS cores) = 4 cores: 4 / 30.205 µs = 132,428 IOPS, on a 4-vCPU VM and on a
+    16-vCPU one alike."""
+    expected = 4 / (round((PER_IO + 8192 / (875 * MiB)) * 1e9) * 1e-9)
+    assert expected == pytest.approx(132428, abs=1)
+    for vm in ("Standard_D4s_v5", "Standard_D16s_v5"):
+        doc = predict(iolab, tmp_path, SHARE.format(clients=f"clients: {{vm: {vm}}}\n", proto="smb3", extra="",
+                                                    bs="8k", depth=64, jobs=4))
+        assert doc["iops"] == pytest.approx(expected, rel=0.02)
+        assert doc["bottleneck"]["kind"] == "cpu"
+        assert doc["bottleneck"]["resource"].startswith(f"{vm} cores (4 ")
+
+
+def test_smb_signing_costs_follow_the_client_size(iolab, tmp_path):
+    """Signing makes a byte cost 1 / 250 MiB/s of a core: 21.277 + 8,192 / 250 MiB/s =
+    21.277 + 31.25 = 52.527 µs per 8 KiB IO. Four channels carry 4 x 32,000 = 128,000; the
+    cores bind first: 4 / 52.527 µs = 76,152 on 4 or more vCPUs, 2 / 52.527 µs = 38,076 on a
+    2-vCPU VM."""
+    per_io = round((PER_IO + 8192 / (250 * MiB)) * 1e9) * 1e-9
+    for vm, cores in (("Standard_D2s_v5", 2), ("Standard_D16s_v5", 4)):
+        doc = predict(iolab, tmp_path, SHARE.format(clients=f"clients: {{vm: {vm}}}\n", proto="smb3",
+                                                    extra=", signing: true", bs="8k", depth=64, jobs=4))
+        assert doc["iops"] == pytest.approx(cores / per_io, rel=0.02)
+        assert doc["bottleneck"]["kind"] == "cpu"
+    assert 4 / per_io == pytest.approx(76152, abs=1)
+
+
+def test_clients_cpus_overrides_the_vm_and_the_table_shows_every_client_resource(iolab, tmp_path):
+    """clients.cpus: 1 on the same SMB case: 1 / 30.205 µs = 33,107 IOPS. The resources hold
+    the cores, the channels (ops as well as bytes) and the receive capacity."""
+    doc = predict(iolab, tmp_path, SHARE.format(clients="clients: {vm: Standard_D16s_v5, cpus: 1}\n",
+                                                proto="smb3", extra="", bs="8k", depth=64, jobs=4))
+    assert doc["iops"] == pytest.approx(1 / (round((PER_IO + 8192 / (875 * MiB)) * 1e9) * 1e-9), rel=0.02)
+    kinds = {r["kind"] for r in doc["resources"]}
+    assert {"cpu", "connection", "receive", "service"} <= kinds
+    channel = next(r for r in doc["resources"] if r["kind"] == "connection")
+    assert channel["utilization"] == pytest.approx(doc["iops"] / 4 / 47000, rel=1e-3)
+
+
+def test_reads_count_against_receive_and_writes_against_egress(iolab, tmp_path):
+    """1 MiB sequential reads into a D16s_v5 whose receive capacity is set to 500 MiB/s get
+    500 MiB/s, though four connections (3,500 MiB/s) and the volume (2,048 MiB/s) allow more;
+    its writes go out at the 12,500 Mbit/s egress (1,562.5 MB/s) and never touch receive."""
+    text = SHARE.format(clients="clients: {vm: Standard_D16s_v5, limits: {receive_bandwidth: 500MiB/s}}\n",
+                        proto="nfs3", extra=", nconnect: 4", bs="1m", depth=16, jobs=4)
+    read = predict(iolab, tmp_path, text)
+    assert read["bandwidth"] == pytest.approx(500 * MiB, rel=0.01)
+    assert read["bottleneck"] == {"resource": "Standard_D16s_v5 network receive", "kind": "receive",
+                                  "utilization": pytest.approx(1.0, abs=0.01)}
+    write = predict(iolab, tmp_path, text.replace("randread", "randwrite").replace("size: 16TiB", "size: 32TiB"))
+    assert write["bandwidth"] == pytest.approx(1562.5e6, rel=0.01)
+    assert write["bottleneck"]["kind"] == "network"
+    assert all(r["kind"] != "receive" for r in write["resources"])
+
+
+DEVICE = ("{clients}volumes:\n  nvme: {{device: {{iops: 1000000, read_latency: 100us, cpu_per_io: 20us}}}}\n"
+          "jobs:\n  - {{rw: randread, bs: 4k, iodepth: 64, numjobs: 4, ioengine: libaio}}\n")
+
+
+def test_device_cpu_per_io_runs_on_the_clients_cores(iolab, tmp_path):
+    """20 µs of a core per IO on 4 cores: 4 / 20 µs = 200,000 IOPS, below the device's
+    1,000,000; one IO alone still takes the stated 100 µs."""
+    doc = predict(iolab, tmp_path, DEVICE.format(clients="clients: {cpus: 4}\n"))
+    assert doc["iops"] == pytest.approx(200000, rel=0.02)
+    assert doc["bottleneck"]["kind"] == "cpu"
+    assert doc["max_iops"] == pytest.approx(200000, rel=1e-6)
+    one = predict(iolab, tmp_path, DEVICE.format(clients="clients: {cpus: 4}\n"), "--sweep", "iodepth=1")
+    assert one["points"][0]["latency"]["mean"] * 4 == pytest.approx(4 * 100e-6, rel=0.02)  # 4 jobs, 100 µs each
+
+
+def test_device_cpu_per_io_needs_the_clients_cores(iolab, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(DEVICE.format(clients=""))
+    r = iolab("predict", path, "--json")
+    assert r.code == 2 and r.out == ""
+    assert "volumes.nvme.device.cpu_per_io" in r.err and "clients.cpus" in r.err
+
+
+def test_the_storage_endpoint_takes_at_most_10000_requests(iolab, tmp_path):
+    """10 clients x 16 connections x 128 slots = 20,480 allowed, over the endpoint's 10,000:
+    at 5 ms each, 10,000 in flight give at most 10,000 / 5 ms = 2,000,000 IOPS, below the large
+    volume's 12,800 MiB/s (3,276,800 of 4 KiB) and the 160 connections' 7,520,000."""
+    doc = predict(iolab, tmp_path, "clients: {count: 10}\nvolumes:\n  s: {service: anf, level: ultra, "
+                  "size: 500TiB, large: true, nconnect: 16, latency: 5ms}\njobs:\n"
+                  "  - {rw: randread, bs: 4k, iodepth: 128, numjobs: 16, ioengine: libaio}\n")
+    assert doc["iops"] == pytest.approx(2_000_000, rel=0.02)
+    assert doc["bottleneck"]["resource"] == "s: storage endpoint slots"
+    endpoint = next(s for s in doc["slots"] if s["resource"] == "s: storage endpoint slots")
+    assert endpoint["slots"] == 10000 and endpoint["wanted"] == 20480
+    assert any("20,480" in n and "10,000" in n for n in doc["notes"])
+    assert doc["max_iops"] <= 2_000_000 * 1.000001
