@@ -136,3 +136,29 @@ def test_the_storage_endpoint_takes_at_most_10000_requests(iolab, tmp_path):
     assert endpoint["slots"] == 10000 and endpoint["wanted"] == 20480
     assert any("20,480" in n and "10,000" in n for n in doc["notes"])
     assert doc["max_iops"] <= 2_000_000 * 1.000001
+
+
+ORACLE = ("clients: {{vm: Standard_D32s_v3}}\nvolumes:\n  ora: {{service: anf, level: ultra, size: 8TiB, "
+          "protocol: {proto}}}\njobs:\n  - {{name: slob, rw: randrw, rwmixread: 75, bs: 8k, iodepth: 8, "
+          "numjobs: 32, ioengine: libaio}}\n")
+
+
+def test_direct_nfs_opens_a_connection_per_process(iolab, tmp_path):
+    """The Oracle test on an 8 TiB Ultra volume (1,024 MiB/s) from a Standard_D32s_v3: Direct NFS
+    opens one connection per process (32 here, 32 x 128 slots, no kernel slot table) and
+    reaches the volume, 1,024 MiB/s = 131,072 IOs of 8 KiB; the kernel client's one connection
+    carries 47,000: 1,024 / (47,000 x 8 KiB) = 2.79 times less, as published (up to 2.8x)."""
+    dnfs = predict(iolab, tmp_path, ORACLE.format(proto="dnfs"))
+    knfs = predict(iolab, tmp_path, ORACLE.format(proto="nfs3"))
+    assert dnfs["bandwidth"] == pytest.approx(1024 * MiB, rel=0.02)
+    assert dnfs["bottleneck"]["kind"] == "service"
+    assert len(dnfs["slots"]) == 32 and {s["slots"] for s in dnfs["slots"]} == {128}
+    assert knfs["iops"] == pytest.approx(47000, rel=0.02)
+    assert dnfs["bandwidth"] / knfs["bandwidth"] == pytest.approx(2.79, rel=0.03)
+
+
+def test_direct_nfs_takes_no_nconnect(iolab, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(ORACLE.format(proto="dnfs, nconnect: 4"))
+    r = iolab("predict", path, "--json")
+    assert r.code == 2 and "volumes.ora.nconnect" in r.err and "dnfs-connections" in r.err

@@ -113,7 +113,7 @@ class ShareVolume(_Model):
     throughput: Rate | None = None
     pool: Size | None = None
     large: bool = False
-    protocol: Literal["nfs3", "nfs4.1", "smb3"] = "nfs3"
+    protocol: Literal["nfs3", "nfs4.1", "dnfs", "smb3"] = "nfs3"
     nconnect: int | None = Field(None, ge=1, le=16)
     session_slots: int | None = Field(None, ge=1, le=65536)
     signing: bool = False
@@ -362,12 +362,15 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         which = "signing" if vol.signing else "encryption"
         raise RuleViolation("smb-only", f"{which} applies to SMB only (protocol is {vol.protocol})", file=f,
                             field=f"{field}.{which}")
-    if vol.tls and vol.protocol == "smb3":
-        raise RuleViolation("nfs-only", "tls applies to NFS only; SMB has signing and encryption", file=f,
+    if vol.tls and vol.protocol not in ("nfs3", "nfs4.1"):
+        raise RuleViolation("nfs-only", "tls applies to the kernel NFS client only (nfs3, nfs4.1)", file=f,
                             field=f"{field}.tls")
-    if vol.service == "azure-files" and vol.protocol == "nfs3":
-        raise RuleViolation("azure-files-protocols", "Azure Files premium serves NFS 4.1 and SMB 3, not NFSv3",
-                            file=f, field=f"{field}.protocol")
+    if vol.service == "azure-files" and vol.protocol in ("nfs3", "dnfs"):
+        raise RuleViolation("azure-files-protocols", "Azure Files premium serves NFS 4.1 and SMB 3, not NFSv3 "
+                            "(which Direct NFS speaks)", file=f, field=f"{field}.protocol")
+    if vol.protocol == "dnfs" and vol.nconnect is not None:
+        raise RuleViolation("dnfs-connections", "Direct NFS opens a connection per database process (numjobs), "
+                            "not a mount's nconnect", file=f, field=f"{field}.nconnect")
     lo, hi = (level.large_min_size, level.large_max_size) if vol.large else (level.min_size, level.max_size)
     if vol.large and lo is None:
         raise RuleViolation("large-volume", f"{level.id} has no large volumes", file=f, field=f"{field}.large")

@@ -11,7 +11,7 @@ __all__ = ["Protocol"]
 
 
 class Protocol(Row):
-    """A file protocol as a client uses it (``nfs3``, ``nfs4.1``, ``smb3``).
+    """A file protocol as a client uses it (``nfs3``, ``nfs4.1``, ``dnfs``, ``smb3``).
 
     - ``slots_per_connection``: outstanding requests the server takes per TCP connection
       (NFSv3: 128); they grow with nconnect.
@@ -33,6 +33,8 @@ class Protocol(Row):
       can use (receive-side scaling); the protocol stack runs on at most that many.
     - ``endpoint_slots``: outstanding requests one storage endpoint takes from all its
       clients together.
+    - ``connection_per_process``: each process of the application opens its own
+      connection (Oracle Direct NFS), so a client has as many connections as processes.
     """
 
     slots_per_connection: PositiveInt | None = None
@@ -49,6 +51,7 @@ class Protocol(Row):
     tls_bandwidth: PositiveRate | None = None
     rss_cores: PositiveInt | None = None
     endpoint_slots: PositiveInt | None = None
+    connection_per_process: bool = False
 
     @model_validator(mode="after")
     def _slots(self) -> "Protocol":

@@ -56,15 +56,26 @@ def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
     defaults = s.catalog.defaults
     delay = b.delay(f"{name}: service latency", "service", Delay(defaults.delay_distribution, defaults.delay_cv))
     endpoint = None
-    if vol.protocol == "nfs3" and proto.endpoint_slots and proto.slots_per_connection:
+    if proto.endpoint_slots and proto.slots_per_connection:
         per_conn = (vol.connection.slots if vol.connection and vol.connection.slots else None) \
             or proto.slots_per_connection
-        total = s.clients.count * (vol.nconnect or 1) * per_conn
+        count = connections(s, name, vol, proto)
+        total = s.clients.count * count * per_conn
         if total > proto.endpoint_slots:
             endpoint = b.slots(f"{name}: storage endpoint slots", "service", proto.endpoint_slots)
-            b.note(f"{name}: {s.clients.count} client(s) x {vol.nconnect or 1} connection(s) x {per_conn} slots "
+            b.note(f"{name}: {s.clients.count} client(s) x {count} connection(s) x {per_conn} slots "
                    f"= {total:,} outstanding requests allowed, over the endpoint's {proto.endpoint_slots:,}")
     return Service(cap, delay, vol.latency if vol.latency is not None else level.latency, endpoint)
+
+
+def connections(s: Scenario, name: str, vol: ShareVolume, proto: Protocol) -> int:
+    """Connections (channels) one client opens to the volume: ``nconnect``; SMB's channels per
+    RSS NIC by default; one per process (the jobs' numjobs) for Direct NFS."""
+    if proto.connection_per_process:
+        return max(1, sum(j.fio.numjobs for j in s.jobs if j.volume == name))
+    if vol.nconnect:
+        return vol.nconnect
+    return (proto.channels_per_nic or 1) if vol.protocol == "smb3" else 1
 
 
 def connection_costs(proto: Protocol, vol: ShareVolume) -> tuple[float, float, float]:
@@ -95,14 +106,14 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
     p = b.prefix(client)
     proto = s.catalog.protocol(vol.protocol)
     smb = vol.protocol == "smb3"
-    count = vol.nconnect or ((proto.channels_per_nic or 1) if smb else 1)
+    count = connections(s, name, vol, proto)
     ops, bandwidth, extra = connection_costs(proto, vol)
     word = "channel" if smb else "connection"
     conns = [b.cap(f"{p}{name}: {word} #{i + 1}", "connection", Cap(ops or None, bandwidth)) for i in range(count)]
     cpu = vm.cores(b, proto.rss_cores)
     per_conn_slots: list[str | None] = [None] * count
     session = None
-    if vol.protocol == "nfs3":
+    if vol.protocol in ("nfs3", "dnfs"):
         n = (vol.connection.slots if vol.connection and vol.connection.slots else None) or proto.slots_per_connection
         if n:
             per_conn_slots = [b.slots(f"{p}{name}: {word} #{i + 1} slots", "connection", n) for i in range(count)]
