@@ -167,6 +167,8 @@ class Scenario:
 
 
 _TOP = ("version", "clients", "volumes", "jobs", "catalog")
+#: fio options the fio module lists as not modelled that the model does use.
+MODELLED_OPTIONS = frozenset({"bssplit", "bsrange"})
 
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
@@ -222,6 +224,8 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
     """Parse a ``jobs:`` list (fio options, ``fio:`` command lines, ``fio_file:`` paths)."""
     if not isinstance(raw, list) or not raw:
         raise SchemaError("expected a non-empty list of jobs", file=file, field="jobs")
+    from .compile.sizes import io_sizes  # the compiler imports this module
+
     jobs: list[ScenarioJob] = []
     ignored: list[str] = []
     for i, entry in enumerate(raw):
@@ -243,8 +247,12 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
                 raise UnknownIdError("volume", volume, volumes, file=file, field=f"{field}.volume")
         fio_jobs = _fio_jobs(entry, file, base, field, i)
         for fj in fio_jobs:
+            try:
+                io_sizes(fj)
+            except InputError as e:
+                raise e.located(file=file, field=field) from None
             jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
-            ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored)
+            ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored if opt not in MODELLED_OPTIONS)
     names = [j.name for j in jobs]
     for j in jobs:
         if names.count(j.name) > 1:

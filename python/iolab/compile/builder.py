@@ -8,6 +8,7 @@ from dataclasses import replace
 from ..fio import FioJob
 from ..network import (Cache, Cap, Class, Delay, Fork, Hold, Job, Network, Resource, SlotLimit,
                        Step, Visit, walk)
+from .sizes import io_sizes
 
 READ_ONLY = {"read", "randread"}
 WRITE_ONLY = {"write", "randwrite", "trim", "randtrim"}
@@ -119,18 +120,16 @@ def work(cpu: str, seconds: float) -> Visit:
 
 
 def directions(fio: FioJob) -> list[tuple[str, float, int]]:
-    """(direction, share of the job's IOs, IO size) for each direction the job issues."""
+    """(direction, share of the job's IOs, IO size) for each direction and size the job issues
+    (several sizes with ``bssplit`` or ``bsrange``; see :mod:`iolab.compile.sizes`)."""
     if fio.rw in READ_ONLY:
-        return [("read", 1.0, fio.bs)]
-    if fio.rw in WRITE_ONLY:
-        return [("write", 1.0, fio.bs_write or fio.bs)]
-    mix = fio.rwmixread / 100.0
-    out = []
-    if mix > 0:
-        out.append(("read", mix, fio.bs))
-    if mix < 1:
-        out.append(("write", 1.0 - mix, fio.bs_write or fio.bs))
-    return out
+        mix = {"read": 1.0}
+    elif fio.rw in WRITE_ONLY:
+        mix = {"write": 1.0}
+    else:
+        mix = {"read": fio.rwmixread / 100.0, "write": 1.0 - fio.rwmixread / 100.0}
+    sizes = io_sizes(fio)
+    return [(d, share * part, size) for d, share in mix.items() if share > 0 for size, part in sizes[d]]
 
 
 def working_set(fio: FioJob, default: int) -> int:

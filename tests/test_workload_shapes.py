@@ -1,0 +1,57 @@
+"""fio's size distributions: bssplit and bsrange are modelled as classes of IO sizes."""
+
+from __future__ import annotations
+
+import pytest
+
+DEVICE = ("volumes:\n  nvme: {device: {iops: 100000, bandwidth: 1GB/s, read_latency: 100us}}\n"
+          "jobs:\n  - {name: mix, rw: randread, %s, iodepth: 64, ioengine: libaio}\n")
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_bssplit_is_a_mix_of_sizes(iolab, tmp_path):
+    """Half 4 KiB, half 1 MiB on a device of 100,000 IOPS and 1 GB/s: a 4 KiB IO takes
+    max(10 µs, 4.1 µs) = 10 µs of it, a 1 MiB IO max(10 µs, 1,048.6 µs) = 1,048.6 µs; the
+    mean is 529.3 µs, so 1,889 IOPS of a mean 526,336 bytes = 994 MB/s. Nothing is left in
+    ``ignored``, and the simulator agrees."""
+    path = write(tmp_path, DEVICE % 'bssplit: "4k/50:1m/50"')
+    doc = iolab("predict", path, "--json").json()
+    per_io = 0.5 * 10e-6 + 0.5 * 2**20 / 1e9
+    assert doc["iops"] == pytest.approx(1 / per_io, rel=0.01)
+    assert doc["bandwidth"] == pytest.approx((0.5 * 4096 + 0.5 * 2**20) / per_io, rel=0.01)
+    assert "ignored" not in doc
+    sim = iolab("simulate", path, "--json", "--ios", "20000").json()
+    assert sim["iops"] == pytest.approx(doc["iops"], rel=0.05)
+
+
+def test_bssplit_entries_without_a_share_split_the_rest_and_reads_and_writes_differ(iolab, tmp_path):
+    """``4k/50:8k:16k,64k``: reads 50 % 4 KiB and 25 % each of 8 and 16 KiB (mean 8 KiB);
+    writes all 64 KiB. Random 50/50 at one IO in flight on a device that answers in 100 µs:
+    the bandwidth over the IOPS is the mean size, (8 KiB + 64 KiB) / 2 = 36 KiB."""
+    text = DEVICE % 'bssplit: "4k/50:8k:16k,64k"'
+    doc = iolab("predict", write(tmp_path, text.replace("randread", "randrw").replace("64,", "1,")), "--json").json()
+    assert doc["read"]["bandwidth"] / doc["read"]["iops"] == pytest.approx(8192, rel=1e-3)
+    assert doc["write"]["bandwidth"] / doc["write"]["iops"] == pytest.approx(65536, rel=1e-3)
+
+
+def test_bsrange_draws_sizes_across_the_range(iolab, tmp_path):
+    """bsrange 4k-64k: fio draws among the 16 multiples of 4 KiB up to 64 KiB, mean 34 KiB."""
+    doc = iolab("predict", write(tmp_path, DEVICE % 'bsrange: "4k-64k"'), "--json").json()
+    assert doc["bandwidth"] / doc["iops"] == pytest.approx(34 * 1024, rel=1e-3)
+
+
+@pytest.mark.parametrize("value,message", [
+    ('bssplit: "4k/50:1m/60"', "the percentages add up to 110, over 100"),
+    ('bssplit: "4k/x"', "expected a percentage after '/'"),
+    ('bsrange: "4k"', "expected a range low-high"),
+])
+def test_bad_size_distributions_name_the_field(iolab, tmp_path, value, message):
+    r = iolab("predict", write(tmp_path, DEVICE % value), "--json")
+    assert r.code == 2 and r.out == ""
+    option = value.split(":")[0]
+    assert f"jobs[0].{option}: {message}" in r.err
