@@ -119,6 +119,8 @@ class ShareVolume(_Model):
     signing: bool = False
     encryption: bool = False
     tls: bool = False
+    read_ahead_kb: int | None = Field(None, ge=4, le=1 << 20)
+    rsize: Size | None = None
     connection: Connection | None = None
     latency: Duration | None = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, PositiveInt, model_validator
 
-from ..schema import Fraction, PositiveOps, PositiveRate
+from ..schema import Fraction, PositiveOps, PositiveRate, PositiveSize
 from .row import Row
 
 __all__ = ["Protocol"]
@@ -33,6 +33,9 @@ class Protocol(Row):
       can use (receive-side scaling); the protocol stack runs on at most that many.
     - ``endpoint_slots``: outstanding requests one storage endpoint takes from all its
       clients together.
+    - ``read_ahead`` (bytes) and ``rsize`` (bytes): the client's default read-ahead window
+      and largest read request; buffered sequential reads keep ``read_ahead / rsize``
+      requests of ``min(rsize, read_ahead)`` in flight per stream.
     - ``connection_per_process``: each process of the application opens its own
       connection (Oracle Direct NFS), so a client has as many connections as processes.
     """
@@ -52,6 +55,8 @@ class Protocol(Row):
     rss_cores: PositiveInt | None = None
     endpoint_slots: PositiveInt | None = None
     connection_per_process: bool = False
+    read_ahead: PositiveSize | None = None
+    rsize: PositiveSize | None = None
 
     @model_validator(mode="after")
     def _slots(self) -> "Protocol":

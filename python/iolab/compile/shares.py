@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ..network import Burst, Cap, Class, Delay, Fork, Hold, Step, Visit
 from ..catalog import Protocol
+from ..fio import FioJob
 from ..scenario import Scenario, ScenarioJob, ShareVolume
 from ..units import format_size
 from .builder import Builder, directions, work, working_set
@@ -78,6 +79,23 @@ def connections(s: Scenario, name: str, vol: ShareVolume, proto: Protocol) -> in
     return (proto.channels_per_nic or 1) if vol.protocol == "smb3" else 1
 
 
+def read_ahead(b: Builder, name: str, vol: ShareVolume, proto: Protocol, fio: FioJob) -> FioJob:
+    """A buffered (``direct=0``) sequential reader over the kernel NFS client is served by the
+    client's read-ahead: per stream, ``window / request`` requests of ``min(rsize, window)``
+    in flight, whatever the application's ``bs`` and ``iodepth``."""
+    window = vol.read_ahead_kb * 1024 if vol.read_ahead_kb else proto.read_ahead
+    rsize = vol.rsize or proto.rsize or window
+    if fio.direct or fio.rw != "read" or not window or not rsize:
+        return fio
+    request = min(rsize, window)
+    depth = max(1, window // request)
+    b.note(f"{name}: {fio.name} reads buffered (direct=0): the client's read-ahead keeps {depth} request(s) "
+           f"of {format_size(request)} in flight per stream ({format_size(window)} window); IOPS count "
+           "those requests")
+    options = {k: v for k, v in fio.options.items() if k not in ("bssplit", "bsrange")}
+    return fio.replace(bs=request, bs_write=None, iodepth=depth, ioengine="libaio", options=options)
+
+
 def connection_costs(proto: Protocol, vol: ShareVolume) -> tuple[float, float, float]:
     """One connection's (ops/s, bytes/s) and the extra core seconds per byte that SMB
     signing, SMB encryption or NFS over TLS add (``1 / their bandwidth − 1 / plain``)."""
@@ -123,8 +141,9 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
             session = b.slots(f"{p}{name}: NFSv4.1 session slots", "session", n)
 
     for sj in jobs:
-        job = b.job(sj.fio, client, working_set(sj.fio, vol.size))
-        for direction, mix, nbytes in directions(sj.fio):
+        fio = read_ahead(b, name, vol, proto, sj.fio)
+        job = b.job(fio, client, working_set(fio, vol.size))
+        for direction, mix, nbytes in directions(fio):
             tail: tuple[Step, ...] = (Visit(svc.cap, nbytes), Visit(svc.delay, nbytes))
             link = vm.network if direction == "write" else vm.receive
             client_side: tuple[Step, ...] = (Visit(link, nbytes),) if link else ()
