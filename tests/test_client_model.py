@@ -162,3 +162,20 @@ def test_direct_nfs_takes_no_nconnect(iolab, tmp_path):
     path.write_text(ORACLE.format(proto="dnfs, nconnect: 4"))
     r = iolab("predict", path, "--json")
     assert r.code == 2 and "volumes.ora.nconnect" in r.err and "dnfs-connections" in r.err
+
+
+def test_on_demand_bursting_lifts_a_p30_to_its_burst_caps(iolab, tmp_path):
+    """A P30 (5,000 IOPS, 200 MB/s) with on-demand bursting serves up to 30,000 IOPS and
+    1,000 MB/s for as long as the load lasts (no credits); behind a Standard_D64s_v3
+    (80,000 IOPS, 1,200 MB/s uncached) 8 KiB reads at 256 in flight reach 30,000 IOPS."""
+    base = ("clients: {{vm: Standard_D64s_v3}}\nvolumes:\n  d: {{disks: [{{sku: {sku}{extra}}}]}}\n"
+            "jobs:\n  - {{rw: randread, bs: 8k, iodepth: 256, ioengine: libaio, direct: 1}}\n")
+    plain = predict(iolab, tmp_path, base.format(sku="P30", extra=""))
+    burst = predict(iolab, tmp_path, base.format(sku="P30", extra=", on_demand_bursting: true"))
+    assert plain["iops"] == pytest.approx(5000, rel=0.01)
+    assert burst["iops"] == pytest.approx(30000, rel=0.01)
+    assert burst["bottleneck"]["kind"] == "disk"
+    path = tmp_path / "p20.yaml"
+    path.write_text(base.format(sku="P20", extra=", on_demand_bursting: true"))
+    r = iolab("predict", path, "--json")
+    assert r.code == 2 and "on-demand-bursting" in r.err and "volumes.d.disks[0].on_demand_bursting" in r.err

@@ -87,6 +87,7 @@ class DiskGroup(_Model):
     latency: Duration | None = None
     burst_iops: OpsRate | None = None
     burst_bandwidth: Rate | None = None
+    on_demand_bursting: bool = False
 
 
 class DiskVolume(_Model):
@@ -330,6 +331,11 @@ def check_rules(s: Scenario) -> None:
                         sku.caps(g.size, g.iops, g.bandwidth)
                     except InputError as e:
                         raise e.located(file=f, field=field) from None
+                if g.on_demand_bursting and not (isinstance(sku, DiskSku) and sku.burst
+                                                 and sku.burst.kind == "on-demand"):
+                    raise RuleViolation("on-demand-bursting", f"on-demand bursting exists only on Premium SSD "
+                                        f"disks larger than 512 GiB (P30 and up), not {sku.id}", file=f,
+                                        field=f"{field}.on_demand_bursting")
                 premium = sku.tier in ("premium", "premium-v2", "ultra")
                 if premium and vm is not None and not vm.premium_storage:
                     raise RuleViolation("premium-storage", f"{vm.id} does not take premium disks ({sku.id} is "
