@@ -179,3 +179,27 @@ def test_on_demand_bursting_lifts_a_p30_to_its_burst_caps(iolab, tmp_path):
     path.write_text(base.format(sku="P20", extra=", on_demand_bursting: true"))
     r = iolab("predict", path, "--json")
     assert r.code == 2 and "on-demand-bursting" in r.err and "volumes.d.disks[0].on_demand_bursting" in r.err
+
+
+FILES_V2 = ("volumes:\n  s: {{service: azure-files, level: premium-v2, size: 1TiB, protocol: smb3{extra}}}\n"
+            "jobs:\n  - {{rw: randread, bs: {bs}, iodepth: 64, numjobs: 4, ioengine: libaio, direct: 1}}\n")
+
+
+def test_azure_files_provisioned_v2(iolab, tmp_path):
+    """Provisioned v2 SSD, 1 TiB (1,024 GiB), at the recommended figures: 3,000 + 1,024 = 4,024
+    IOPS, 100 + ceil(0.1 x 1,024) = 203 MiB/s, burst max(3 x 4,024, 10,000) = 12,072 IOPS.
+    Provisioned at 20,000 IOPS and 500 MiB/s: 20,000 IOPS of 4 KiB (burst 60,000) and 500 MiB/s
+    of 1 MiB."""
+    rec = predict(iolab, tmp_path, FILES_V2.format(extra="", bs="4k"))
+    assert rec["iops"] == pytest.approx(4024, rel=0.01) and rec["burst"]["iops"] == pytest.approx(12072, rel=0.01)
+    big = predict(iolab, tmp_path, FILES_V2.format(extra=", iops: 20000, throughput: 500MiB/s", bs="4k"))
+    assert big["iops"] == pytest.approx(20000, rel=0.01) and big["burst"]["iops"] == pytest.approx(60000, rel=0.02)
+    seq = predict(iolab, tmp_path, FILES_V2.format(extra=", iops: 20000, throughput: 500MiB/s", bs="1m"))
+    assert seq["bandwidth"] == pytest.approx(500 * MiB, rel=0.01)
+    path = tmp_path / "bad.yaml"
+    path.write_text(FILES_V2.format(extra=", iops: 200000", bs="4k"))
+    r = iolab("predict", path, "--json")
+    assert r.code == 2 and "volumes.s.iops" in r.err and "3,000 IOPS to 102,400 IOPS" in r.err
+    path.write_text(FILES_V2.format(extra=", iops: 20000", bs="4k").replace("premium-v2", "premium"))
+    r = iolab("predict", path, "--json")
+    assert r.code == 2 and "volumes.s.iops" in r.err and "provisioned" in r.err

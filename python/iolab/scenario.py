@@ -112,6 +112,7 @@ class ShareVolume(_Model):
     level: str
     size: Size
     throughput: Rate | None = None
+    iops: OpsRate | None = None
     pool: Size | None = None
     large: bool = False
     protocol: Literal["nfs3", "nfs4.1", "dnfs", "smb3"] = "nfs3"
@@ -397,7 +398,18 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
     if vol.throughput is None and level.rate_per_tib is None and vol.service != "azure-files":
         raise RuleViolation("manual-qos", f"{level.id} volumes get their throughput by manual QoS only: give "
                             "a throughput", file=f, field=f"{field}.throughput")
-    if vol.throughput is not None:
+    if vol.iops is not None and not level.provisioned:
+        raise RuleViolation("provisioned", f"{level.id} has no provisioned IOPS: its IOPS follow its size", file=f,
+                            field=f"{field}.iops")
+    if level.provisioned:
+        for name, value, low, high, fmt in (
+                ("iops", vol.iops, level.min_iops, level.max_iops, lambda v: f"{v:,.0f} IOPS"),
+                ("throughput", vol.throughput, level.volume_min_throughput, level.max_throughput,
+                 lambda v: format_rate(v, binary=True))):
+            if value is not None and (low is not None and value < low or high is not None and value > high):
+                raise RuleViolation("provisioned", f"a {level.id} share is provisioned with {fmt(low)} to "
+                                    f"{fmt(high)}; {fmt(value)} asked", file=f, field=f"{field}.{name}")
+    elif vol.throughput is not None:
         if not level.manual_qos:
             raise RuleViolation("manual-qos", f"{level.id} has no manual QoS: its throughput follows its size",
                                 file=f, field=f"{field}.throughput")

@@ -47,9 +47,9 @@ def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
     if vol.encryption and proto.encryption_loss:
         throughput *= 1.0 - proto.encryption_loss
         b.note(f"{name}: SMB encryption costs the service {proto.encryption_loss:.0%} of its throughput")
-    iops = level.iops(vol.size)
+    iops = vol.iops or level.iops(vol.size)
     burst = None
-    peak = level.burst_iops(vol.size)
+    peak = level.provisioned_burst(iops) if level.provisioned and iops else level.burst_iops(vol.size)
     if iops and peak and peak > iops:
         burst = Burst(ops_per_s=peak, credit_ops=(peak - iops) * CREDIT_SECONDS)
     label = f"{name}: {level.id} {format_size(vol.size)}"
