@@ -75,3 +75,37 @@ def test_buffered_sequential_reads_are_held_by_the_read_ahead_window(iolab, tmp_
     assert 0.75 * 3173 * 2**20 < big["bandwidth"] <= 3173 * 2**20
     direct = iolab("predict", write(tmp_path, FILES.format(extra="", direct=1)), "--json").json()
     assert direct["outstanding"] == 1 and direct["bandwidth"] > 4 * small["bandwidth"]  # 1 MiB per round trip
+
+
+PHASES = ("volumes:\n  nvme: {device: {iops: 100000, bandwidth: 1GB/s, read_latency: 100us}}\njobs:\n"
+          "  - {name: fill, rw: write, bs: 1m, iodepth: 16, ioengine: libaio, direct: 1, size: 10g}\n"
+          "  - {name: probe, rw: randread, bs: 4k, iodepth: 32, ioengine: libaio, direct: 1, %s, runtime: 60,"
+          " time_based: 1}\n")
+
+
+@pytest.mark.parametrize("wait", ["stonewall: 1", "wait_for: fill"])
+def test_stonewalled_phases_run_one_after_another(iolab, tmp_path, wait):
+    """Phase 1 writes 10 GiB at the device's 1 GB/s: 953.7 IOPS for 10.737 s. Phase 2 reads 4 KiB
+    at its 100,000 IOPS for 60 s. The file: (10,240 + 6,000,000) IOs over 70.737 s = 84,966
+    IOPS, (10 GiB + 24.576 GB) / 70.737 s = 499.2 MB/s; each phase alone as predicted; the
+    simulator agrees."""
+    path = write(tmp_path, PHASES % wait)
+    doc = iolab("predict", path, "--json").json()
+    first, second = doc["phases"]
+    assert first["phase_duration"] == pytest.approx(10 * 2**30 / 1e9, rel=1e-3)
+    assert first["iops"] == pytest.approx(1e9 / 2**20, rel=0.01) and second["iops"] == pytest.approx(100000, rel=0.01)
+    assert second["phase_duration"] == 60
+    ios = 10 * 1024 + 6_000_000
+    assert doc["iops"] == pytest.approx(ios / (10 * 2**30 / 1e9 + 60), rel=0.01)
+    assert doc["bandwidth"] == pytest.approx((10 * 2**30 + 60 * 409.6e6) / (10 * 2**30 / 1e9 + 60), rel=0.01)
+    assert [j["name"] for j in doc["jobs"]] == ["fill", "probe"]
+    assert "ignored" not in doc or all("wait_for" not in i for i in doc["ignored"])
+    sim = iolab("simulate", path, "--json", "--ios", "20000").json()
+    assert sim["iops"] == pytest.approx(doc["iops"], rel=0.05) and len(sim["phases"]) == 2
+
+
+def test_a_phased_file_takes_no_sweep_and_wait_for_names_an_earlier_job(iolab, tmp_path):
+    r = iolab("predict", write(tmp_path, PHASES % "stonewall: 1"), "--sweep", "iodepth=1,2")
+    assert r.code == 2 and "--sweep" in r.err and "2 phases" in r.err
+    r = iolab("predict", write(tmp_path, PHASES % "wait_for: nothing"), "--json")
+    assert r.code == 2 and "jobs[1].wait_for" in r.err and "'nothing'" in r.err

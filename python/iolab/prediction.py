@@ -14,9 +14,10 @@ from .analytic import Solution, chains, limits, reach, solve
 from .compile import compile_scenario
 from .errors import SchemaError
 from .network import Network
+from .phases import combine_docs, duration, split
 from .scenario import Scenario
 
-__all__ = ["Prediction", "predict", "sweep", "with_job_option", "SWEEPABLE"]
+__all__ = ["Prediction", "predict", "predict_file", "file_json", "sweep", "with_job_option", "SWEEPABLE"]
 
 SWEEPABLE = ("iodepth", "numjobs")
 
@@ -120,3 +121,20 @@ def with_job_option(scenario: Scenario, option: str, value: int) -> Scenario:
 def sweep(scenario: Scenario, option: str, values: list[int]) -> list[tuple[int, Prediction]]:
     """Predict the scenario at each value of ``option`` (the latency curve)."""
     return [(v, predict(with_job_option(scenario, option, v))) for v in values]
+
+
+def predict_file(scenario: Scenario) -> tuple[list[Prediction], list[float | None]]:
+    """Each phase of the scenario predicted on its own (fio's ``stonewall``/``wait_for``; one
+    phase when no job waits), with how long each runs (:func:`iolab.phases.duration`)."""
+    parts = split(scenario)
+    preds = [predict(p.scenario) for p in parts]
+    durations = [duration(p, {j["name"]: j["bandwidth"] for j in pr.jobs()}) for p, pr in zip(parts, preds)]
+    return preds, durations
+
+
+def file_json(preds: list[Prediction], durations: list[float | None]) -> dict:
+    """The JSON of :func:`predict_file`: one prediction's when there is one phase, else the
+    file's total with ``phases`` (:func:`iolab.phases.combine_docs`)."""
+    if len(preds) == 1:
+        return preds[0].to_json()
+    return combine_docs([p.to_json() for p in preds], durations)

@@ -172,7 +172,7 @@ class Scenario:
 
 _TOP = ("version", "clients", "volumes", "jobs", "catalog")
 #: fio options the fio module lists as not modelled that the model does use.
-MODELLED_OPTIONS = frozenset({"bssplit", "bsrange"})
+MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
 
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:

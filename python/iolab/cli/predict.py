@@ -124,13 +124,20 @@ def predict(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
-    from ..prediction import predict as run_predict, sweep as run_sweep
+    from ..prediction import predict_file, sweep as run_sweep
     from ..scenario import load_scenario
 
     if plot is not None:
         check_plot_path(plot)
     s = load_scenario(scenario, catalog or ())
-    base = run_predict(s)
+    preds, durations = predict_file(s)
+    if len(preds) > 1:
+        if sweep is not None or plot is not None:
+            raise SchemaError(f"--sweep and --plot take jobs that run together; this file runs in {len(preds)} "
+                              "phases (stonewall, wait_for)", field="--sweep" if sweep is not None else "--plot")
+        _print_phases(preds, durations, scenario, json_)
+        return
+    base = preds[0]
     points = None
     if sweep is not None:
         name, values = parse_sweep(sweep)
@@ -169,6 +176,24 @@ def predict(
         console.print(t)
     if plot is not None:
         console.print(f"plot written to {plot}")
+
+
+def _print_phases(preds: list[Prediction], durations: list[float | None], path: Path, json_: bool) -> None:
+    """A file whose jobs run in phases: each phase's prediction, then the file's total."""
+    from ..prediction import file_json
+
+    doc = file_json(preds, durations)
+    if json_:
+        print_json(doc)
+        return
+    for k, (p, d) in enumerate(zip(preds, durations), 1):
+        lasts = f", {format_duration(d)}" if d is not None else ""
+        console.print(f"[bold]Phase {k}[/] ({', '.join(j.name for j in p.scenario.jobs)}{lasts})")
+        _print(p, path)
+    weights = "their durations" if all(d is not None for d in durations) else "equal weights (durations unknown)"
+    console.print(f"[bold]File total[/] ({len(preds)} phases one after another, weighed by {weights}): "
+                  f"{format_ops(doc['iops'])}, {format_rate(doc['bandwidth'])}, "
+                  f"{format_duration(doc['latency']['mean'])} mean latency.")
 
 
 def _curve_knee(curve: list[CurvePoint], base: Prediction) -> CurvePoint | None:

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from ..errors import SchemaError
 from ..plot import check_plot_path, simulation_charts
-from ..units import format_duration, parse_duration
+from ..units import format_duration, format_ops, format_rate, parse_duration
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -106,6 +106,7 @@ def simulate(
 ) -> None:
     """Simulate a scenario event by event: latency percentiles and behaviour over time."""
     from ..compile import compile_scenario
+    from ..phases import split
     from ..scenario import load_scenario
     from ..sim import simulate as run_simulation
 
@@ -114,8 +115,16 @@ def simulate(
     if plot is not None:
         check_plot_path(plot)
     s = load_scenario(scenario, catalog or ())
-    network = compile_scenario(s)
     dur, rmp, ivl = _duration(duration, "--duration"), _duration(ramp, "--ramp"), _duration(interval, "--interval")
+    phases = split(s)
+    if len(phases) > 1:
+        if plot is not None:
+            raise SchemaError(f"--plot takes jobs that run together; this file runs in {len(phases)} phases "
+                              "(stonewall, wait_for)", field="--plot")
+        _simulate_phases(phases, scenario, json_, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=ivl,
+                         replications=replications)
+        return
+    network = compile_scenario(s)
     if rmp is None:
         rmp = max((j.fio.ramp_time or 0.0) for j in s.jobs)
     if ios is None and dur is None:
@@ -158,3 +167,40 @@ def simulate(
     _print(sim, scenario)
     if plot is not None:
         console.print(f"plot written to {plot}")
+
+
+def _simulate_phases(phases: list, path: Path, json_: bool, *, ios: int | None, duration: float | None,
+                     ramp: float | None, seed: int, interval: float | None, replications: int) -> None:
+    """A file whose jobs run in phases: each phase simulated on its own (same options), then
+    the file's total weighed by how long each phase runs."""
+    from ..compile import compile_scenario
+    from ..phases import combine_docs, duration as phase_duration
+    from ..sim import simulate as run_simulation
+
+    sims, docs, durations = [], [], []
+    for phase in phases:
+        s = phase.scenario
+        network = compile_scenario(s)
+        rmp = ramp if ramp is not None else max((j.fio.ramp_time or 0.0) for j in s.jobs)
+        dur = duration
+        if ios is None and dur is None:
+            runtimes = [j.fio.runtime for j in s.jobs if j.fio.runtime and j.fio.time_based]
+            dur = max(runtimes) if runtimes else None
+        sim = run_simulation(network, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=interval,
+                             replications=replications)
+        doc = sim.to_json()
+        doc["bottleneck"] = bottleneck(sim)
+        doc["outstanding"] = sum(j.population for j in network.jobs)
+        sims.append(sim)
+        docs.append(doc)
+        durations.append(phase_duration(phase, {j["name"]: j["bandwidth"] for j in doc.get("jobs", [])}))
+    total = combine_docs(docs, durations)
+    if json_:
+        print_json(total)
+        return
+    for phase, sim, d in zip(phases, sims, durations):
+        lasts = f", {format_duration(d)}" if d is not None else ""
+        console.print(f"[bold]Phase {phase.number}[/] ({', '.join(phase.jobs)}{lasts})")
+        _print(sim, path)
+    console.print(f"[bold]File total[/] ({len(phases)} phases one after another): {format_ops(total['iops'])}, "
+                  f"{format_rate(total['bandwidth'])}, {format_duration(total['latency']['mean'])} mean latency.")
