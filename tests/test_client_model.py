@@ -203,3 +203,14 @@ def test_azure_files_provisioned_v2(iolab, tmp_path):
     path.write_text(FILES_V2.format(extra=", iops: 20000", bs="4k").replace("premium-v2", "premium"))
     r = iolab("predict", path, "--json")
     assert r.code == 2 and "volumes.s.iops" in r.err and "provisioned" in r.err
+
+
+def test_netapp_volumes_flex_custom_performance(iolab, tmp_path):
+    """A Flex pool with custom performance provisioned at 512 MiB/s gets 16 IOPS per MiBps:
+    8,192 IOPS, which hold 4 KiB reads (32 MiB/s); 1 MiB reads get the 512 MiB/s."""
+    base = ("volumes:\n  s: {{service: gcnv, level: flex-custom, size: 10TiB, throughput: 512MiB/s}}\n"
+            "jobs:\n  - {{rw: randread, bs: {bs}, iodepth: 64, numjobs: 4, ioengine: libaio, direct: 1}}\n")
+    small = predict(iolab, tmp_path, base.format(bs="4k"))
+    assert small["iops"] == pytest.approx(16 * 512, rel=0.01) and small["bottleneck"]["kind"] == "service"
+    large = predict(iolab, tmp_path, base.format(bs="1m"))
+    assert large["bandwidth"] == pytest.approx(512 * MiB, rel=0.01)

@@ -395,7 +395,7 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         kind = "large volume" if vol.large else "volume"
         raise RuleViolation(f"{kind}-size", f"a {level.id} {kind} is {format_size(lo)} to {format_size(hi)}; "
                             f"{format_size(vol.size)} is outside", file=f, field=f"{field}.size")
-    if vol.throughput is None and level.rate_per_tib is None and vol.service != "azure-files":
+    if vol.throughput is None and level.rate_per_tib is None and not level.provisioned and vol.service != "azure-files":
         raise RuleViolation("manual-qos", f"{level.id} volumes get their throughput by manual QoS only: give "
                             "a throughput", file=f, field=f"{field}.throughput")
     if vol.iops is not None and not level.provisioned:

@@ -37,7 +37,9 @@ class ServiceLevel(Row):
       ``min_iops`` to ``max_iops``) and throughput (from ``volume_min_throughput`` to
       ``max_throughput``) are provisioned apart from its size, by default at the
       recommended formulas above; burst IOPS ``min(max(burst_per_iops × IOPS,
-      min_burst_iops), max_burst_iops)``.
+      min_burst_iops), max_burst_iops)``. Where the IOPS come with the throughput
+      (``iops_per_mibps``, NetApp Volumes Flex custom performance), a share gets
+      ``iops_per_mibps`` × its MiB/s, at most ``max_iops``.
 
     Sizes (bytes) must lie in ``min_size``..``max_size`` (a large volume:
     ``large_min_size``..``large_max_size``); the methods raise :class:`RuleViolation`
@@ -74,6 +76,7 @@ class ServiceLevel(Row):
     provisioned: bool = False
     min_iops: PositiveOps | None = None
     burst_per_iops: PositiveFloat | None = None
+    iops_per_mibps: PositiveFloat | None = None
     latency: PositiveDuration
     price_per_gib_month: NonNegativeFloat | None = None
 
@@ -145,6 +148,13 @@ class ServiceLevel(Row):
             return None
         burst = max(self.burst_iops_per_gib * math.ceil(size / GiB), self.min_burst_iops or 0.0)
         return min(burst, self.max_burst_iops) if self.max_burst_iops is not None else burst
+
+    def provisioned_iops(self, size: int, throughput: float) -> float | None:
+        """Default IOPS of a provisioned share of ``size`` bytes and ``throughput`` bytes/s."""
+        if self.iops_per_mibps is not None:
+            iops = self.iops_per_mibps * throughput / MiB
+            return min(iops, self.max_iops) if self.max_iops is not None else iops
+        return self.iops(size)
 
     def provisioned_burst(self, iops: float) -> float | None:
         """Burst IOPS of a share provisioned with ``iops`` (provisioned v2), else None."""

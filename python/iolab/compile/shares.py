@@ -47,7 +47,7 @@ def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
     if vol.encryption and proto.encryption_loss:
         throughput *= 1.0 - proto.encryption_loss
         b.note(f"{name}: SMB encryption costs the service {proto.encryption_loss:.0%} of its throughput")
-    iops = vol.iops or level.iops(vol.size)
+    iops = vol.iops or (level.provisioned_iops(vol.size, throughput) if level.provisioned else level.iops(vol.size))
     burst = None
     peak = level.provisioned_burst(iops) if level.provisioned and iops else level.burst_iops(vol.size)
     if iops and peak and peak > iops:

@@ -91,7 +91,9 @@ def _knob(req: Requirements, level: ServiceLevel, large: bool) -> _Knob:
     size_hi = high // GiB
     if level.rate_per_tib is not None or level.base_throughput is not None:
         def caps(x: int) -> tuple[float | None, float]:
-            return level.iops(x * GiB), level.throughput(x * GiB, large=large)
+            t = level.throughput(x * GiB, large=large)
+            # provisioned levels (Azure Files v2, NetApp Volumes Flex custom) at their defaults
+            return (level.provisioned_iops(x * GiB, t) if level.provisioned else level.iops(x * GiB)), t
 
         def shape(x: int) -> tuple[int, float, int | None]:
             size = x * GiB
