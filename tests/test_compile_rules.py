@@ -1,4 +1,4 @@
-"""The compiler's rules (MODEL.md), each checked through `iolab predict --json` on a small
+"""The compiler's rules (docs/model.md), each checked through `iolab predict --json` on a small
 scenario whose answer follows from the rule by hand."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""VALIDATION.md: every published case through `iolab predict --json`, figures within 5 %
+"""Every published case through `iolab predict --json`, figures within 5 %
 and the stated bottleneck kind."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_v16_direct_nfs_reaches_the_volume(iolab):
 
 
 def test_worked_example(iolab):
-    """MODEL.md's worked example and CONTRACT.md's JSON: 19,357 IOPS, 6.613 ms, disks 96.8 %,
+    """The worked example of docs/model.md and the JSON of docs/predict.md: 19,357 IOPS, 6.613 ms, disks 96.8 %,
     VM 75.6 %, knee 40."""
     doc = iolab("predict", EXAMPLES / "oltp-ds13-p30.yaml", "--json").json()
     assert within(doc["iops"], 19357, 0.001)

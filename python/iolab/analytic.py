@@ -45,7 +45,7 @@ __all__ = [
     "SATURATION",
 ]
 
-#: A cap at or above this utilization counts as saturated (MODEL.md: "a fair line").
+#: A cap at or above this utilization counts as saturated (a fair line between busy and saturated).
 SATURATION = 0.9
 
 

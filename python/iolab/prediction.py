@@ -1,6 +1,6 @@
 """``predict``: compile a scenario, solve it by mean value analysis, and explain the answer.
 
-The JSON shape is CONTRACT.md's ``iolab predict --json``; every figure is in base units.
+The JSON shape is ``iolab predict --json``'s (docs/predict.md); every figure is in base units.
 """
 
 from __future__ import annotations

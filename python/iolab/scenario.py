@@ -1,7 +1,7 @@
 """Scenario files (``iolab predict``, ``iolab simulate``, ``iolab bench run``): typed,
 validated once, catalog ids resolved, defaults applied as fio applies them.
 
-The format is CONTRACT.md's. Jobs use fio's vocabulary: a mapping of fio options, a fio
+The format is docs/scenario.md's. Jobs use fio's vocabulary: a mapping of fio options, a fio
 command line (``fio: "..."``) or a fio job file (``fio_file: path``, relative to the
 scenario). Every violation raises an :class:`~iolab.errors.InputError` naming the file,
 the field path and the rule.

@@ -1,5 +1,5 @@
 """A small builder that the per-system compilers share: unique ids, client prefixes, jobs,
-and the unloaded-latency rule of MODEL.md."""
+and the unloaded-latency rule (docs/model.md)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ class Builder:
                    if isinstance(s, Visit) and s.resource in caps)
 
     def unloaded(self, steps: tuple[Step, ...], delay_id: str, latency: float) -> tuple[Step, ...]:
-        """MODEL.md's rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
+        """The unloaded-latency rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
         ``latency`` minus the cap time of one IO alone on the whole route (never below zero;
         a fork's parallel members count once), so that one IO alone takes exactly the stated
         latency."""

@@ -1,7 +1,7 @@
 """Azure managed disks on an Azure VM: disk caps (256 KiB IO units), VM cached/uncached caps,
 host cache (ReadOnly, ReadWrite, None) with the warm hit ratio, striping, credit bursting.
 
-Rules (FACTS.md, MODEL.md):
+Rules (docs/model.md; sources in the catalog rows):
 - ReadOnly: hits count against the cached cap only; misses and writes against both.
 - ReadWrite: hits and writes against the cached cap (writes see cache latency); the lazy
   flush of writes loads the uncached cap and the disks off the response path.
