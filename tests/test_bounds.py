@@ -48,7 +48,7 @@ VOLUMES = {
 }
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(kind=st.sampled_from(sorted(VOLUMES)), n=st.integers(1, 8), proto=st.sampled_from(["nfs3", "nfs4.1", "smb3"]),
        bs=st.sampled_from(["4k", "8k", "64k", "1m"]), rw=st.sampled_from(["randread", "randwrite", "randrw"]),
        numjobs=st.integers(1, 4), two_jobs=st.booleans())
@@ -59,7 +59,7 @@ def test_predicted_iops_never_exceed_max_iops_and_a_sweep_climbs_to_it(kind, n, 
     text = (f"clients: {{vm: Standard_D8s_v5}}\nvolumes:\n  {VOLUMES[kind] % {'n': n, 'proto': proto}}\n"
             f"jobs:\n{jobs}")
     scenario = parse_scenario(__import__("yaml").safe_load(text))
-    points = sweep(scenario, "iodepth", [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024])
+    points = sweep(scenario, "iodepth", [1, 4, 16, 64, 256, 1024])
     last = 0.0
     for _, p in points:
         assert p.iops <= p.upper_iops * (1 + 1e-6)
