@@ -36,8 +36,9 @@ def test_families_are_complete(cat):
     assert len(cat.disks) == 14 + 14 + 11
     assert set(cat.provisioned) == {"premium-v2", "ultra"}
     assert set(cat.services) == {"anf-standard", "anf-premium", "anf-ultra", "anf-flexible", "gcnv-flex",
-                                 "gcnv-standard", "gcnv-premium", "gcnv-extreme", "azure-files-premium"}
-    assert set(cat.protocols) == {"nfs3", "nfs4.1", "smb3"}
+                                 "gcnv-standard", "gcnv-premium", "gcnv-extreme", "azure-files-premium",
+                                 "azure-files-premium-v2", "azure-files-standard-v2", "gcnv-flex-custom"}
+    assert set(cat.protocols) == {"nfs3", "nfs4.1", "dnfs", "smb3"}
     sizes = (["DS1", "DS2", "DS3", "DS4", "DS11", "DS12", "DS13", "DS14"]
              + [f"DS{n}_v2" for n in (1, 2, 3, 4, 11, 12, 13, 14)] + [f"GS{n}" for n in range(1, 6)]
              + ["D32s_v3", "D64s_v3", "D32ds_v4", "D16_v4"] + [f"D{n}s_v5" for n in (2, 4, 8, 16, 32, 48, 64, 96)]

@@ -16,23 +16,27 @@ def predict(iolab, tmp_path, text: str) -> dict:
     return r.json()
 
 
-def test_network_egress_caps_writes_to_a_share_not_reads(iolab, tmp_path):
-    """Azure caps a VM's outbound traffic only: Standard_DS1 (500 Mbit/s = 62.5 MB/s) writes to
-    an ANF volume at 62.5 MB/s, and reads from it faster."""
+def test_network_egress_caps_writes_to_a_share_and_receive_caps_reads(iolab, tmp_path):
+    """Azure caps a VM's outbound traffic: Standard_DS1 (500 Mbit/s = 62.5 MB/s) writes to an ANF
+    volume at 62.5 MB/s. Reads count against what the VM can receive instead: 2.5 x 62.5 =
+    156.25 MB/s by the assumed receive-over-egress ratio."""
     base = ("clients: {vm: Standard_DS1}\nvolumes:\n  s: {service: anf, level: ultra, size: 8TiB, nconnect: 4}\n"
-            "jobs:\n  - {rw: %s, bs: 1m, iodepth: 16, ioengine: libaio}\n")
+            "jobs:\n  - {rw: %s, bs: 1m, iodepth: 16, ioengine: libaio, direct: 1}\n")
     write = predict(iolab, tmp_path, base % "write")
     assert write["bandwidth"] == pytest.approx(62.5e6, rel=0.01)
     assert write["bottleneck"]["kind"] == "network"
     read = predict(iolab, tmp_path, base % "read")
-    assert read["bandwidth"] > 10 * write["bandwidth"]
+    assert read["bandwidth"] == pytest.approx(156.25e6, rel=0.01)
+    assert read["bottleneck"] == {"resource": "Standard_DS1 network receive", "kind": "receive",
+                                  "utilization": pytest.approx(1.0, abs=0.01)}
     assert all(r["kind"] != "network" for r in read["resources"])
+    assert all(r["kind"] != "receive" for r in write["resources"])
 
 
 def test_clients_share_the_service(iolab, tmp_path):
     """Four clients on one 1 TiB Ultra volume (128 MiB/s) get 128 MiB/s between them, not each."""
     doc = predict(iolab, tmp_path, "clients: {count: 4}\nvolumes:\n  s: {service: anf, level: ultra, size: 1TiB}\n"
-                  "jobs:\n  - {name: r, rw: read, bs: 64k, iodepth: 16, ioengine: libaio}\n")
+                  "jobs:\n  - {name: r, rw: read, bs: 64k, iodepth: 16, ioengine: libaio, direct: 1}\n")
     assert doc["bandwidth"] == pytest.approx(128 * MiB, rel=0.01)
     assert doc["outstanding"] == 64
     assert doc["bottleneck"]["kind"] == "service"

@@ -4,8 +4,9 @@ Its levels (service anf, picked by `levels:`): t-fast 128 MiB/s per TiB from 1 T
 1,000 MiB/s, $0.30/GiB; t-cheap 16 MiB/s per TiB from 100 GiB, $0.04/GiB; t-large regular
 volumes capped at 500 MiB/s, large ones 20-100 TiB up to 2,000 MiB/s, 64 MiB/s per TiB,
 $0.05/GiB; t-slots 1,024 MiB/s per TiB from 1 TiB, $0.50/GiB. Every level's unloaded latency
-is 1 ms. One connection (or SMB channel) carries 500 MiB/s; NFSv3 has 128 slots per
-connection, NFSv4.1 one session of 64 slots.
+is 1 ms. One connection (or SMB channel) carries 500 MiB/s and 50,000 requests/s; NFSv3 has
+128 slots per connection, NFSv4.1 one session of 64 slots. A client VM's protocol stack runs
+on at most 4 of its cores, 1 / 50,000 s per IO plus 1 / 500 MiB/s per byte.
 
 Open model per IO: R = Σ Z + Σ D / (1 − U) with Z = 1 ms − Σ D, i.e. R = 1 ms + Σ D·U/(1 − U).
 """
@@ -50,6 +51,13 @@ search: {kind: share, levels: [t-fast, t-cheap], protocols: [smb3], nconnect: [1
 
 
 def test_a_client_vm_in_the_search_is_paid_for(plan):
+    # As test_a_service_minimum_decides, plus T_Big's cores and receive: the stack costs
+    # 20 µs + 125 µs = 145 µs of a core per IO on 4 cores (D = 36.25 µs, U = 0.0348) and the
+    # receive capacity is 2.5 × 8,000 Mbit/s = 2.5 GB/s (D = 26.214 µs, U = 0.0252); they add
+    # 1.307 + 0.677 µs, the service may add 0.980971 ms: U = 0.608, 6,319 GiB = $252.76.
+    a = 960 * (0.982955e-3 - 1.984e-6)
+    u = (-a + math.sqrt(a * a + 4 * a)) / 2
+    assert math.ceil(60 / u / 16 * 1024) == 6319
     doc = plan("""
 version: 1
 jobs: [{rw: read, bs: 64k, iodepth: 4, ioengine: libaio}]
@@ -58,7 +66,7 @@ search: {kind: share, levels: [t-cheap], protocols: [smb3], nconnect: [1], vms: 
 """)
     first = doc["candidates"][0]
     assert first["config"]["vm"] == "T_Big"
-    assert first["monthly_cost"] == pytest.approx(252.60 + 300)
+    assert first["monthly_cost"] == pytest.approx(252.76 + 300)
 
 
 def test_a_volume_maximum_forces_a_large_volume(plan):
@@ -92,13 +100,15 @@ search: {kind: share, levels: [t-large, t-cheap], protocols: [smb3], nconnect: [
 
 
 def test_nfs41_session_slots_decide(plan):
-    # 80,000 IOPS of 8 KiB reads (625 MiB/s). One connection (500 MiB/s) would be 125 % busy;
-    # two are 62.5 % busy each (D = 15.625 µs: adds 15.625 × 0.625 / 0.375 = 26.042 µs).
+    # 80,000 IOPS of 8 KiB reads (625 MiB/s). One connection (50,000 requests/s) would be 160 %
+    # busy; two are 80 % busy each (D = max(1 / 50,000, 8 KiB / 500 MiB/s) = 20 µs: adds
+    # 20 × 0.8 / 0.2 = 80 µs).
     # t-slots at its 1 TiB minimum gives 1,024 MiB/s: U = 0.61035, D = 7.629 µs, adds 11.951 µs.
-    # NFSv3, nconnect 2: time inside a connection's slots 1.037992 ms; 40,000 IOPS per
-    # connection keep 41.52 of its 128 slots busy (32.4 %): feasible at 1 TiB, $512.
+    # NFSv3, nconnect 2: time inside a connection's slots 1.091951 ms; 40,000 IOPS per
+    # connection keep 43.68 of its 128 slots busy (34.1 %): feasible at 1 TiB, $512.
     # NFSv4.1: one session of 64 slots whatever nconnect is; 80,000 IOPS × at least 1 ms is 80
-    # IOs: even at 10 TiB (U = 0.061) they keep 82.09 in the session, 128 % of its slots.
+    # IOs: even at 10 TiB (U = 0.061), with the connections' 80 µs, they keep 86.4 in the
+    # session, 135 % of its slots.
     doc = plan("""
 version: 1
 jobs: [{rw: randread, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
@@ -110,12 +120,12 @@ search: {kind: share, levels: [t-slots], protocols: [nfs3, nfs4.1], nconnect: [1
                                "protocol": "nfs3", "nconnect": 2, "qos": "auto"}
     assert first["monthly_cost"] == pytest.approx(512.0)
     pred = first["prediction"]
-    assert pred["latency"]["mean"] == pytest.approx(1.037992e-3, rel=1e-5)
-    assert max(s["utilization"] for s in pred["slots"]) == pytest.approx(40000 * 1.037992e-3 / 128, abs=1e-4)
+    assert pred["latency"]["mean"] == pytest.approx(1.091951e-3, rel=1e-5)
+    assert max(s["utilization"] for s in pred["slots"]) == pytest.approx(40000 * 1.091951e-3 / 128, abs=1e-4)
     assert doc["feasible"] == 1
     nfs41 = next(m for m in doc["others"] if m["config"]["protocol"] == "nfs4.1")
     assert nfs41["config"]["nconnect"] == 2
-    assert nfs41["lacks"] == ["the NFSv4.1 session slots would be 128% busy at 80,000 IOPS"]
+    assert nfs41["lacks"] == ["the NFSv4.1 session slots would be 135% busy at 80,000 IOPS"]
     assert nfs41["facts"] == ["NFSv4.1 has one session of 64 slots per client, whatever nconnect is"]
 
 

@@ -13,7 +13,9 @@ KEYS = {"mean", "p50", "p90", "p99", "p99.9", "p99.99"}
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES] + ["../../examples/oracle-anf-knfs.yaml",
-                                                          "../../examples/oracle-anf-dnfs.yaml"])
+                                                          "../../examples/oracle-anf-dnfs.yaml",
+                                                          "../../examples/smb-small-io.yaml",
+                                                          "../../examples/nfs-small-io-nconnect.yaml"])
 def test_simulation_agrees_with_analytic(iolab, name):
     """The published cases (tests/validation): every case's simulated mean IOPS within 5 % of the analytic engine's."""
     predicted = iolab("predict", V / name, "--json").json()

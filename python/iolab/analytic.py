@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .network import Class, Flat, Network, Visit, flatten, walk
+from dataclasses import replace
+
+from .network import Class, Flat, Fork, Hold, Network, Step, Visit, flatten, walk
 
 __all__ = [
     "Chains",
@@ -37,10 +39,13 @@ __all__ = [
     "solve_open",
     "open_model",
     "bounds",
+    "Limits",
+    "limits",
+    "reach",
     "SATURATION",
 ]
 
-#: A cap at or above this utilization counts as saturated (docs/model.md).
+#: A cap at or above this utilization counts as saturated (a fair line between busy and saturated).
 SATURATION = 0.9
 
 
@@ -321,7 +326,7 @@ def solve(network: Network) -> Solution:
         slots=slot_loads,
         bottleneck=_bottleneck(resources, slot_loads),
         outstanding=float(ch.population.sum()),
-        knee_outstanding=_knee(ch),
+        knee_outstanding=limits(network, ch, X).knee,
         burst=_burst(network, ch),
     )
 
@@ -363,16 +368,105 @@ def _bottleneck(resources: tuple[ResourceLoad, ...], slots: tuple[SlotLoad, ...]
     return ResourceLoad("concurrency", "concurrency", "concurrency", top.utilization if top else 0.0)
 
 
-def _knee(ch: Chains) -> float:
-    """N* = (Z + ΣD) / D_max over the population-weighted mix of chains."""
-    w = ch.population / ch.population.sum() if ch.population.sum() > 0 else ch.population
-    if len(w) == 0:
-        return 0.0
-    # Aggregate per IO of the mix: time of one IO alone, and the busiest cap's share.
-    total = float(w @ (ch.delay + (ch.phi() * ch.demand).sum(axis=1)))
-    # Each chain loads shared caps; per IO of the whole population the demand is the mix.
-    dmax = float((w @ ch.demand).max(initial=0.0))
-    return total / dmax if dmax > 0 else math.inf
+@dataclass(frozen=True)
+class Limits:
+    """What the path allows at any concurrency, for a mix of chains.
+
+    ``max_iops``: the least of the caps' bound ``1 / max_k Σ w_j D[j,k]`` (background load
+    included), each slot limit's (its slots over the slot-seconds one IO of the mix holds it
+    unloaded; where every chain goes through slot limits, the MVA throughput once every slot
+    limit is full, which the population waiting at the client cannot raise) and each rate
+    limit's (``rate_j / w_j``); ``limit`` names the binding one. ``unloaded``: the mix's
+    unloaded response time ``Σ w_j (Z_j + Σ φ D)``; ``knee = unloaded × max_iops``."""
+
+    max_iops: float
+    unloaded: float
+    knee: float
+    limit: str
+
+
+def _steps_time(steps: tuple[Step, ...], caps: dict) -> float:
+    """Unloaded time of a sequence of steps: a fork's branches run in parallel, so it takes
+    the mean time of one branch (members are alike)."""
+    t = 0.0
+    for st in steps:
+        if isinstance(st, Visit):
+            t += caps[st.resource].demand(st.bytes) if st.resource in caps else st.latency
+        elif isinstance(st, Fork):
+            t += sum(_steps_time(b, caps) for b in st.branches) / max(len(st.branches), 1)
+        elif isinstance(st, Hold):
+            t += _steps_time(st.steps, caps)
+    return t
+
+
+def slot_seconds(network: Network, ch: Chains) -> np.ndarray:
+    """(J, S): slot-seconds one IO of chain j holds slot limit s when unloaded."""
+    caps = {r.id: r.cap for r in network.resources if r.cap is not None}
+    sidx = {s.id: i for i, s in enumerate(network.slot_limits)}
+    jidx = {j: i for i, j in enumerate(ch.jobs)}
+    out = np.zeros((len(ch.jobs), len(network.slot_limits)))
+    for c in network.classes:
+        for st, w, _ in walk(c.route):
+            if isinstance(st, Hold):
+                out[jidx[c.job], sidx[st.slot_limit]] += c.probability * w * _steps_time(st.steps, caps)
+    return out
+
+
+def limits(network: Network, ch: Chains, X: np.ndarray | None = None) -> Limits:
+    """The most IOPS the path allows for the mix of chains that throughputs ``X`` (the
+    prediction's; the populations' when None) describe, and the knee (see :class:`Limits`)."""
+    if len(ch.jobs) == 0 or ch.population.sum() <= 0:
+        return Limits(math.inf, 0.0, 0.0, "")
+    if X is not None and float(np.sum(X)) > 0:
+        w = np.asarray(X, dtype=float) / float(np.sum(X))
+    else:
+        w = ch.population / ch.population.sum()
+    unloaded = float(w @ (ch.delay + (ch.phi() * ch.demand).sum(axis=1)))
+    found: list[tuple[float, str]] = []
+    per_io = w @ (ch.demand + ch.background)
+    if per_io.size and per_io.max() > 0:
+        k = int(np.argmax(per_io))
+        found.append((1.0 / float(per_io[k]), ch.caps[k]))
+    if network.slot_limits:
+        held = w @ slot_seconds(network, ch)
+        for i, sl in enumerate(network.slot_limits):
+            if held[i] > 0:
+                found.append((sl.slots / float(held[i]), sl.id))
+        if bool((ch.slots.sum(axis=1) > 0).all()):
+            wanted = ch.population @ ch.slots
+            need = max((sl.slots / wanted[i] for i, sl in enumerate(network.slot_limits) if wanted[i] > 0),
+                       default=1.0)
+            full = replace(ch, population=ch.population * max(1.0, 2.0 * need))
+            found.append((float(_solve_closed(full, network, full.demand)[0].sum()), "slots"))
+    if ch.rate is not None:
+        for j, r in enumerate(ch.rate):
+            if math.isfinite(r) and w[j] > 0:
+                found.append((float(r) / float(w[j]), ch.jobs[j]))
+    if not found:
+        return Limits(math.inf, unloaded, math.inf, "")
+    best, name = min(found)
+    return Limits(best, unloaded, unloaded * best, name)
+
+
+def reach(network: Network, ch: Chains, target: float, *, most: float = 1e6) -> float | None:
+    """The fewest IOs in flight (all chains' populations scaled together) at which the
+    closed model gives ``target`` IOPS; None when no population up to ``most`` does."""
+    def iops(f: float) -> float:
+        scaled = replace(ch, population=ch.population * f)
+        return float(_solve_closed(scaled, network, scaled.demand)[0].sum())
+
+    total = float(ch.population.sum())
+    if total <= 0:
+        return None
+    lo, hi = 0.0, 1.0 / total
+    while iops(hi) < target:
+        lo, hi = hi, hi * 2
+        if hi * total > most:
+            return None
+    while (hi - lo) * total > max(0.5, 0.01 * hi * total):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if iops(mid) < target else (lo, mid)
+    return hi * total
 
 
 def _burst(network: Network, ch: Chains) -> BurstResult | None:

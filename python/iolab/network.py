@@ -11,6 +11,9 @@ A *resource* is one place an IO spends time, with one behaviour:
 - a :class:`Cap` (a throttle, modelled as a FIFO server whose service time for an IO of
   ``b`` bytes is ``max(ops(b) / ops_per_s, b / bytes_per_s)``, with ``ops(b) =
   ceil(b / io_unit)``), optionally with a credit :class:`Burst`;
+- a cap of kind ``cpu`` (a client's cores) counts work in core-nanoseconds: its visits carry
+  the IO's core-nanoseconds in ``bytes`` and its ``bytes_per_s`` is cores × 10⁹, so that the
+  per-IO and per-byte cycles of an IO add up;
 - a :class:`Delay` (latency per visit, any number of IOs at once). The mean latency of a
   visit is carried by the :class:`Visit` in the class's route, because it differs per
   class (reads and writes, IO sizes).
@@ -48,8 +51,10 @@ __all__ = [
     "walk",
 ]
 
-Kind = Literal["vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client", "cpu"]
-KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "disk", "connection", "session", "service", "device", "client", "cpu")
+Kind = Literal["vm", "vm-cache", "network", "receive", "disk", "connection", "session", "service", "device",
+               "client", "cpu"]
+KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "receive", "disk", "connection", "session", "service",
+                          "device", "client", "cpu")
 
 
 @dataclass(frozen=True)

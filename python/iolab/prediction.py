@@ -1,20 +1,23 @@
 """``predict``: compile a scenario, solve it by mean value analysis, and explain the answer.
 
-The JSON shape is docs/predict.md's ``iolab predict --json``; every figure is in base units.
+The JSON shape is ``iolab predict --json``'s (docs/predict.md); every figure is in base units.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from dataclasses import dataclass, replace
 
-from .analytic import Solution, bounds, chains, solve
+from .analytic import Solution, chains, limits, reach, solve
 from .compile import compile_scenario
 from .errors import SchemaError
 from .network import Network
+from .phases import combine_docs, duration, split
 from .scenario import Scenario
 
-__all__ = ["Prediction", "predict", "sweep", "with_job_option", "SWEEPABLE"]
+__all__ = ["Prediction", "predict", "predict_file", "file_json", "sweep", "with_job_option", "SWEEPABLE"]
 
 SWEEPABLE = ("iodepth", "numjobs")
 
@@ -26,7 +29,8 @@ class Prediction:
     scenario: Scenario
     network: Network
     solution: Solution
-    upper_iops: float          # 1 / D_max: what the busiest cap allows at any concurrency
+    upper_iops: float          # what every cap, slot limit and rate allows at any concurrency
+    reach_90: float | None = None  # IOs in flight at which the prediction reaches 90 % of it
 
     @property
     def iops(self) -> float:
@@ -78,6 +82,7 @@ class Prediction:
         doc["outstanding"] = int(sol.outstanding) if float(sol.outstanding).is_integer() else sol.outstanding
         doc["knee_outstanding"] = round(sol.knee_outstanding, 3)
         doc["max_iops"] = round(self.upper_iops, 1)
+        doc["outstanding_at_90"] = None if self.reach_90 is None else round(self.reach_90, 1)
         if sol.burst is not None:
             doc["burst"] = {**_figures(sol.burst.iops, sol.burst.bandwidth, sol.burst.latency),
                             "duration": None if sol.burst.duration is None else round(sol.burst.duration, 3),
@@ -99,8 +104,10 @@ def predict(scenario: Scenario) -> Prediction:
     network = compile_scenario(scenario)
     solution = solve(network)
     ch = chains(network)
-    upper = bounds(ch, math.inf)[1] if ch.demand.any() else math.inf
-    return Prediction(scenario, network, solution, upper)
+    x = np.array([solution.job_iops[j] for j in ch.jobs])
+    upper = limits(network, ch, x).max_iops
+    at_90 = reach(network, ch, 0.9 * upper) if math.isfinite(upper) else None
+    return Prediction(scenario, network, solution, upper, at_90)
 
 
 def with_job_option(scenario: Scenario, option: str, value: int) -> Scenario:
@@ -114,3 +121,20 @@ def with_job_option(scenario: Scenario, option: str, value: int) -> Scenario:
 def sweep(scenario: Scenario, option: str, values: list[int]) -> list[tuple[int, Prediction]]:
     """Predict the scenario at each value of ``option`` (the latency curve)."""
     return [(v, predict(with_job_option(scenario, option, v))) for v in values]
+
+
+def predict_file(scenario: Scenario) -> tuple[list[Prediction], list[float | None]]:
+    """Each phase of the scenario predicted on its own (fio's ``stonewall``/``wait_for``; one
+    phase when no job waits), with how long each runs (:func:`iolab.phases.duration`)."""
+    parts = split(scenario)
+    preds = [predict(p.scenario) for p in parts]
+    durations = [duration(p, {j["name"]: j["bandwidth"] for j in pr.jobs()}) for p, pr in zip(parts, preds)]
+    return preds, durations
+
+
+def file_json(preds: list[Prediction], durations: list[float | None]) -> dict:
+    """The JSON of :func:`predict_file`: one prediction's when there is one phase, else the
+    file's total with ``phases`` (:func:`iolab.phases.combine_docs`)."""
+    if len(preds) == 1:
+        return preds[0].to_json()
+    return combine_docs([p.to_json() for p in preds], durations)

@@ -64,6 +64,7 @@ class ClientLimits(_Model):
     network_bandwidth: Rate | None = None
     burst_iops: OpsRate | None = None
     burst_bandwidth: Rate | None = None
+    receive_bandwidth: Rate | None = None
 
 
 class Clients(_Model):
@@ -87,6 +88,7 @@ class DiskGroup(_Model):
     latency: Duration | None = None
     burst_iops: OpsRate | None = None
     burst_bandwidth: Rate | None = None
+    on_demand_bursting: bool = False
 
 
 class DiskVolume(_Model):
@@ -111,13 +113,17 @@ class ShareVolume(_Model):
     level: str
     size: Size
     throughput: Rate | None = None
+    iops: OpsRate | None = None
     pool: Size | None = None
     large: bool = False
-    protocol: Literal["nfs3", "nfs4.1", "smb3"] = "nfs3"
+    protocol: Literal["nfs3", "nfs4.1", "dnfs", "smb3"] = "nfs3"
     nconnect: int | None = Field(None, ge=1, le=16)
     session_slots: int | None = Field(None, ge=1, le=65536)
     signing: bool = False
     encryption: bool = False
+    tls: bool = False
+    read_ahead_kb: int | None = Field(None, ge=4, le=1 << 20)
+    rsize: Size | None = None
     connection: Connection | None = None
     latency: Duration | None = None
 
@@ -166,6 +172,8 @@ class Scenario:
 
 
 _TOP = ("version", "clients", "volumes", "jobs", "catalog")
+#: fio options the fio module lists as not modelled that the model does use.
+MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
 
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
@@ -221,6 +229,8 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
     """Parse a ``jobs:`` list (fio options, ``fio:`` command lines, ``fio_file:`` paths)."""
     if not isinstance(raw, list) or not raw:
         raise SchemaError("expected a non-empty list of jobs", file=file, field="jobs")
+    from .compile.sizes import io_sizes  # the compiler imports this module
+
     jobs: list[ScenarioJob] = []
     ignored: list[str] = []
     for i, entry in enumerate(raw):
@@ -242,8 +252,12 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
                 raise UnknownIdError("volume", volume, volumes, file=file, field=f"{field}.volume")
         fio_jobs = _fio_jobs(entry, file, base, field, i)
         for fj in fio_jobs:
+            try:
+                io_sizes(fj)
+            except InputError as e:
+                raise e.located(file=file, field=field) from None
             jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
-            ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored)
+            ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored if opt not in MODELLED_OPTIONS)
     names = [j.name for j in jobs]
     for j in jobs:
         if names.count(j.name) > 1:
@@ -319,6 +333,11 @@ def check_rules(s: Scenario) -> None:
                         sku.caps(g.size, g.iops, g.bandwidth)
                     except InputError as e:
                         raise e.located(file=f, field=field) from None
+                if g.on_demand_bursting and not (isinstance(sku, DiskSku) and sku.burst
+                                                 and sku.burst.kind == "on-demand"):
+                    raise RuleViolation("on-demand-bursting", f"on-demand bursting exists only on Premium SSD "
+                                        f"disks larger than 512 GiB (P30 and up), not {sku.id}", file=f,
+                                        field=f"{field}.on_demand_bursting")
                 premium = sku.tier in ("premium", "premium-v2", "ultra")
                 if premium and vm is not None and not vm.premium_storage:
                     raise RuleViolation("premium-storage", f"{vm.id} does not take premium disks ({sku.id} is "
@@ -358,9 +377,15 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         which = "signing" if vol.signing else "encryption"
         raise RuleViolation("smb-only", f"{which} applies to SMB only (protocol is {vol.protocol})", file=f,
                             field=f"{field}.{which}")
-    if vol.service == "azure-files" and vol.protocol == "nfs3":
-        raise RuleViolation("azure-files-protocols", "Azure Files premium serves NFS 4.1 and SMB 3, not NFSv3",
-                            file=f, field=f"{field}.protocol")
+    if vol.tls and vol.protocol not in ("nfs3", "nfs4.1"):
+        raise RuleViolation("nfs-only", "tls applies to the kernel NFS client only (nfs3, nfs4.1)", file=f,
+                            field=f"{field}.tls")
+    if vol.service == "azure-files" and vol.protocol in ("nfs3", "dnfs"):
+        raise RuleViolation("azure-files-protocols", "Azure Files premium serves NFS 4.1 and SMB 3, not NFSv3 "
+                            "(which Direct NFS speaks)", file=f, field=f"{field}.protocol")
+    if vol.protocol == "dnfs" and vol.nconnect is not None:
+        raise RuleViolation("dnfs-connections", "Direct NFS opens a connection per database process (numjobs), "
+                            "not a mount's nconnect", file=f, field=f"{field}.nconnect")
     lo, hi = (level.large_min_size, level.large_max_size) if vol.large else (level.min_size, level.max_size)
     if vol.large and lo is None:
         raise RuleViolation("large-volume", f"{level.id} has no large volumes", file=f, field=f"{field}.large")
@@ -368,10 +393,21 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         kind = "large volume" if vol.large else "volume"
         raise RuleViolation(f"{kind}-size", f"{a(level.id)} {kind} is {format_size(lo)} to {format_size(hi)}; "
                             f"{format_size(vol.size)} is outside", file=f, field=f"{field}.size")
-    if vol.throughput is None and level.rate_per_tib is None and vol.service != "azure-files":
+    if vol.throughput is None and level.rate_per_tib is None and not level.provisioned and vol.service != "azure-files":
         raise RuleViolation("manual-qos", f"{level.id} volumes get their throughput by manual QoS only: give "
                             "a throughput", file=f, field=f"{field}.throughput")
-    if vol.throughput is not None:
+    if vol.iops is not None and not level.provisioned:
+        raise RuleViolation("provisioned", f"{level.id} has no provisioned IOPS: its IOPS follow its size", file=f,
+                            field=f"{field}.iops")
+    if level.provisioned:
+        for name, value, low, high, fmt in (
+                ("iops", vol.iops, level.min_iops, level.max_iops, lambda v: f"{v:,.0f} IOPS"),
+                ("throughput", vol.throughput, level.volume_min_throughput, level.max_throughput,
+                 lambda v: format_rate(v, binary=True))):
+            if value is not None and (low is not None and value < low or high is not None and value > high):
+                raise RuleViolation("provisioned", f"a {level.id} share is provisioned with {fmt(low)} to "
+                                    f"{fmt(high)}; {fmt(value)} asked", file=f, field=f"{field}.{name}")
+    elif vol.throughput is not None:
         if not level.manual_qos:
             raise RuleViolation("manual-qos", f"{level.id} has no manual QoS: its throughput follows its size",
                                 file=f, field=f"{field}.throughput")

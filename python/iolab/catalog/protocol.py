@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pydantic import Field, PositiveInt, model_validator
 
-from ..schema import Fraction, PositiveRate
+from ..schema import Fraction, PositiveOps, PositiveRate, PositiveSize
 from .row import Row
 
 __all__ = ["Protocol"]
 
 
 class Protocol(Row):
-    """A file protocol as a client uses it (``nfs3``, ``nfs4.1``, ``smb3``).
+    """A file protocol as a client uses it (``nfs3``, ``nfs4.1``, ``dnfs``, ``smb3``).
 
     - ``slots_per_connection``: outstanding requests the server takes per TCP connection
       (NFSv3: 128); they grow with nconnect.
@@ -23,6 +23,21 @@ class Protocol(Row):
       client CPU; ``signing_bandwidth``: the same with SMB signing on.
     - ``encryption_loss``: the share of the service's throughput that SMB encryption
       costs on read/write work (``encryption_metadata_loss`` on metadata-heavy work).
+    - ``connection_iops`` (ops/s): the requests one connection carries, held by the one
+      client core that serves it. The client's cores spend ``1 / connection_iops`` per IO
+      and ``1 / connection_bandwidth`` per byte on the protocol stack.
+    - ``signing_bandwidth`` / ``encryption_bandwidth`` / ``tls_bandwidth``: one
+      connection's throughput with SMB signing, SMB encryption or NFS over TLS; each adds
+      ``1 / that − 1 / connection_bandwidth`` core seconds per byte.
+    - ``rss_cores``: how many cores one RSS NIC's traffic of this protocol's usual client
+      can use (receive-side scaling); the protocol stack runs on at most that many.
+    - ``endpoint_slots``: outstanding requests one storage endpoint takes from all its
+      clients together.
+    - ``read_ahead`` (bytes) and ``rsize`` (bytes): the client's default read-ahead window
+      and largest read request; buffered sequential reads keep ``read_ahead / rsize``
+      requests of ``min(rsize, read_ahead)`` in flight per stream.
+    - ``connection_per_process``: each process of the application opens its own
+      connection (Oracle Direct NFS), so a client has as many connections as processes.
     """
 
     slots_per_connection: PositiveInt | None = None
@@ -34,11 +49,21 @@ class Protocol(Row):
     signing_bandwidth: PositiveRate | None = None
     encryption_loss: Fraction | None = None
     encryption_metadata_loss: Fraction | None = None
+    connection_iops: PositiveOps | None = None
+    encryption_bandwidth: PositiveRate | None = None
+    tls_bandwidth: PositiveRate | None = None
+    rss_cores: PositiveInt | None = None
+    endpoint_slots: PositiveInt | None = None
+    connection_per_process: bool = False
+    read_ahead: PositiveSize | None = None
+    rsize: PositiveSize | None = None
 
     @model_validator(mode="after")
     def _slots(self) -> "Protocol":
         if self.session_slots and self.session_slots_max and self.session_slots > self.session_slots_max:
             raise ValueError("session_slots must not be above session_slots_max")
-        if self.signing_bandwidth and self.signing_bandwidth > self.connection_bandwidth:
-            raise ValueError("signing_bandwidth must not be above connection_bandwidth")
+        for name in ("signing_bandwidth", "encryption_bandwidth", "tls_bandwidth"):
+            value = getattr(self, name)
+            if value and value > self.connection_bandwidth:
+                raise ValueError(f"{name} must not be above connection_bandwidth")
         return self

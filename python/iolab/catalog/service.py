@@ -33,6 +33,14 @@ class ServiceLevel(Row):
       max_burst_iops)``; throughput ``base_throughput`` plus each of
       ``throughput_per_gib`` × GiB rounded up to a whole MiB/s, capped by ``max_throughput``.
 
+    - *provisioned* (``provisioned``, Azure Files provisioned v2): the share's IOPS (from
+      ``min_iops`` to ``max_iops``) and throughput (from ``volume_min_throughput`` to
+      ``max_throughput``) are provisioned apart from its size, by default at the
+      recommended formulas above; burst IOPS ``min(max(burst_per_iops × IOPS,
+      min_burst_iops), max_burst_iops)``. Where the IOPS come with the throughput
+      (``iops_per_mibps``, NetApp Volumes Flex custom performance), a share gets
+      ``iops_per_mibps`` × its MiB/s, at most ``max_iops``.
+
     Sizes (bytes) must lie in ``min_size``..``max_size`` (a large volume:
     ``large_min_size``..``large_max_size``); the methods raise :class:`RuleViolation`
     naming the rule otherwise. ``latency`` (seconds) is the unloaded service latency.
@@ -65,6 +73,10 @@ class ServiceLevel(Row):
     burst_duration: PositiveDuration | None = None
     base_throughput: PositiveRate | None = None
     throughput_per_gib: tuple[PositiveRate, ...] = ()
+    provisioned: bool = False
+    min_iops: PositiveOps | None = None
+    burst_per_iops: PositiveFloat | None = None
+    iops_per_mibps: PositiveFloat | None = None
     latency: PositiveDuration
     price_per_gib_month: NonNegativeFloat | None = None
 
@@ -135,6 +147,20 @@ class ServiceLevel(Row):
         if self.burst_iops_per_gib is None:
             return None
         burst = max(self.burst_iops_per_gib * math.ceil(size / GiB), self.min_burst_iops or 0.0)
+        return min(burst, self.max_burst_iops) if self.max_burst_iops is not None else burst
+
+    def provisioned_iops(self, size: int, throughput: float) -> float | None:
+        """Default IOPS of a provisioned share of ``size`` bytes and ``throughput`` bytes/s."""
+        if self.iops_per_mibps is not None:
+            iops = self.iops_per_mibps * throughput / MiB
+            return min(iops, self.max_iops) if self.max_iops is not None else iops
+        return self.iops(size)
+
+    def provisioned_burst(self, iops: float) -> float | None:
+        """Burst IOPS of a share provisioned with ``iops`` (provisioned v2), else None."""
+        if self.burst_per_iops is None:
+            return None
+        burst = max(self.burst_per_iops * iops, self.min_burst_iops or 0.0)
         return min(burst, self.max_burst_iops) if self.max_burst_iops is not None else burst
 
     def pool_budget(self, pool_size: int) -> float:

@@ -25,8 +25,8 @@ KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
     "network": "the VM's network egress caps", "connection": "the client's connections limit",
     "session": "the NFSv4.1 session slots limit", "service": "the service's throughput limit caps",
-    "device": "the device limits", "client": "the client limits",
-    "cpu": "the client's CPU limits",
+    "device": "the device limits", "client": "the client limits", "cpu": "the client's cores limit",
+    "receive": "what the VM can receive caps",
 }
 
 
@@ -79,10 +79,10 @@ def explain(p: Prediction) -> str:
         if bound:
             return f"{_cap(rate_words(bound))} (busiest resource {b.utilization:.0%})."
         return (f"Nothing is saturated (busiest resource {b.utilization:.0%}): the workload keeps too few IOs "
-                f"in flight ({p.solution.outstanding:g}); keep at least "
-                f"{p.solution.knee_outstanding:.0f} to reach {format_ops(p.upper_iops)}.")
-    if b.kind in ("session", "connection") and b.id.startswith("s"):
-        return (f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} has {b.utilization:.1f}× "
+                f"in flight ({p.solution.outstanding:g}); {_reach(p)}.")
+    if b.id.startswith("s"):
+        words = KIND_WORDS.get(b.kind, b.kind) if b.kind in ("session", "connection") else "slots limit"
+        return (f"{_cap(words)} it: {b.label} has {b.utilization:.1f}× "
                 "as many IOs wanting in as it has slots; the rest wait at the client.")
     return f"{_cap(KIND_WORDS.get(b.kind, b.kind))} it: {b.label} is {b.utilization:.1%} busy."
 
@@ -95,6 +95,14 @@ def burst_changes(p: Prediction, within: float = 0.01) -> bool:
         return False
     return any(abs(a - b) > within * max(abs(b), 1e-12)
                for a, b in ((burst.iops, p.iops), (burst.bandwidth, p.bandwidth), (burst.latency, p.latency)))
+
+
+def _reach(p: Prediction) -> str:
+    """How many IOs in flight give 90 % of the most the path allows (as a sweep would show)."""
+    if p.reach_90 is None:
+        return f"no concurrency reaches 90 % of {format_ops(p.upper_iops)}"
+    return (f"about {p.reach_90:.0f} in flight give 90 % of the most the path allows "
+            f"({format_ops(0.9 * p.upper_iops)} of {format_ops(p.upper_iops)})")
 
 
 def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
@@ -129,8 +137,8 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
         console.print(f"[bold]Knee:[/] without the rate limit, {p.solution.knee_outstanding:.0f} IOs in flight would "
                       f"reach {format_ops(p.upper_iops)}.")
     else:
-        console.print(f"[bold]Knee:[/] keep at least {p.solution.knee_outstanding:.0f} IOs in flight to reach "
-                      f"{format_ops(p.upper_iops)}; beyond that latency grows linearly "
+        console.print(f"[bold]Knee:[/] {p.solution.knee_outstanding:.0f} IOs in flight (unloaded latency × the "
+                      f"most IOPS); {_reach(p)}; beyond the knee latency grows about linearly "
                       f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
     if burst is not None and burst_changes(p):
@@ -154,7 +162,7 @@ def predict(
     calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Predict IOPS, bandwidth and latency of a scenario by mean value analysis, and what limits it."""
-    from ..prediction import predict as run_predict, sweep as run_sweep
+    from ..prediction import predict_file, sweep as run_sweep
     from ..scenario import load_scenario
 
     if plot is not None:
@@ -166,7 +174,14 @@ def predict(
 
         s = apply_calibration(s, calibration)
     warnings = warn(traps_of(s))
-    base = run_predict(s)
+    preds, durations = predict_file(s)
+    if len(preds) > 1:
+        if sweep is not None or plot is not None:
+            raise SchemaError(f"--sweep and --plot take jobs that run together; this file runs in {len(preds)} "
+                              "phases (stonewall, wait_for)", field="--sweep" if sweep is not None else "--plot")
+        _print_phases(preds, durations, scenario, json_, warnings)
+        return
+    base = preds[0]
     points = None
     if sweep is not None:
         name, values = parse_sweep(sweep)
@@ -210,6 +225,26 @@ def predict(
         console.print(t)
     if plot is not None:
         console.print(f"plot written to {plot}")
+
+
+def _print_phases(preds: list[Prediction], durations: list[float | None], path: Path, json_: bool,
+                  warnings: list | None = None) -> None:
+    """A file whose jobs run in phases: each phase's prediction, then the file's total."""
+    from ..prediction import file_json
+
+    doc = file_json(preds, durations)
+    doc["warnings"] = warnings or []
+    if json_:
+        print_json(doc)
+        return
+    for k, (p, d) in enumerate(zip(preds, durations), 1):
+        lasts = f", {format_duration(d)}" if d is not None else ""
+        console.print(f"[bold]Phase {k}[/] ({', '.join(j.name for j in p.scenario.jobs)}{lasts})")
+        _print(p, path)
+    weights = "their durations" if all(d is not None for d in durations) else "equal weights (durations unknown)"
+    console.print(f"[bold]File total[/] ({len(preds)} phases one after another, weighed by {weights}): "
+                  f"{format_ops(doc['iops'])}, {format_rate(doc['bandwidth'])}, "
+                  f"{format_duration(doc['latency']['mean'])} mean latency.")
 
 
 def _curve_knee(curve: list[CurvePoint], base: Prediction) -> CurvePoint | None:

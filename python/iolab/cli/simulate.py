@@ -14,7 +14,7 @@ from rich.table import Table
 from ..errors import SchemaError
 from ..filekind import expect
 from ..plot import check_plot_path, simulation_charts
-from ..units import format_duration, parse_duration
+from ..units import format_duration, format_ops, format_rate, parse_duration
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -184,6 +184,7 @@ def simulate(
 ) -> None:
     """Simulate a scenario event by event: latency percentiles and behaviour over time."""
     from ..compile import compile_scenario
+    from ..phases import split
     from ..scenario import load_scenario
     from ..sim import simulate as run_simulation
 
@@ -198,12 +199,20 @@ def simulate(
 
         s = apply_calibration(s, calibration)
     warnings = warn(traps_of(s))
-    network = compile_scenario(s)
     _count(ios, "--ios", 1, MAX_IOS, "(a trillion IOs: about four days of simulation)")
     _count(replications, "--replications", 1, MAX_REPLICATIONS, "")
     _count(seed, "--seed", 0, 2**64 - 1, "(a 64-bit number)")
     dur, ivl = _duration(duration, "--duration"), _duration(interval, "--interval")
     rmp = _duration(ramp, "--ramp", positive=False)
+    phases = split(s)
+    if len(phases) > 1:
+        if plot is not None:
+            raise SchemaError(f"--plot takes jobs that run together; this file runs in {len(phases)} phases "
+                              "(stonewall, wait_for)", field="--plot")
+        _simulate_phases(phases, scenario, json_, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=ivl,
+                         replications=replications, warnings=warnings, show_all=all_)
+        return
+    network = compile_scenario(s)
     if rmp is None:
         rmp = max((j.fio.ramp_time or 0.0) for j in s.jobs)
     if ios is None and dur is None:
@@ -256,3 +265,44 @@ def simulate(
     if cancel.is_set():
         raise Interrupted(f"the simulation stopped early; the figures above cover only the {sim.ios:,} IOs "
                           "measured so far")
+
+
+def _simulate_phases(phases: list, path: Path, json_: bool, *, ios: int | None, duration: float | None,
+                     ramp: float | None, seed: int, interval: float | None, replications: int,
+                     warnings: list | None = None, show_all: bool = False) -> None:
+    """A file whose jobs run in phases: each phase simulated on its own (same options), then
+    the file's total weighed by how long each phase runs."""
+    from ..compile import compile_scenario
+    from ..phases import combine_docs, duration as phase_duration
+    from ..sim import simulate as run_simulation
+
+    sims, docs, durations, networks = [], [], [], []
+    for phase in phases:
+        s = phase.scenario
+        network = compile_scenario(s)
+        rmp = ramp if ramp is not None else max((j.fio.ramp_time or 0.0) for j in s.jobs)
+        dur = duration
+        if ios is None and dur is None:
+            runtimes = [j.fio.runtime for j in s.jobs if j.fio.runtime and j.fio.time_based]
+            dur = max(runtimes) if runtimes else None
+        sim = run_simulation(network, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=interval,
+                             replications=replications)
+        doc = sim.to_json()
+        doc["bottleneck"] = bottleneck(sim)
+        doc["outstanding"] = sum(j.population for j in network.jobs)
+        sims.append(sim)
+        networks.append(network)
+        docs.append(doc)
+        durations.append(phase_duration(phase, {j["name"]: j["bandwidth"] for j in doc.get("jobs", [])}))
+    total = combine_docs(docs, durations)
+    total["warnings"] = warnings or []
+    if json_:
+        print_json(total)
+        return
+    for phase, sim, d, net in zip(phases, sims, durations, networks):
+        lasts = f", {format_duration(d)}" if d is not None else ""
+        console.print(f"[bold]Phase {phase.number}[/] ({', '.join(phase.jobs)}{lasts})")
+        _print(sim, path, net, sum(j.population for j in net.jobs), show_all,
+               tuple(j.name for j in phase.scenario.jobs))
+    console.print(f"[bold]File total[/] ({len(phases)} phases one after another): {format_ops(total['iops'])}, "
+                  f"{format_rate(total['bandwidth'])}, {format_duration(total['latency']['mean'])} mean latency.")

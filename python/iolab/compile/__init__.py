@@ -37,5 +37,5 @@ def compile_scenario(scenario: Scenario) -> Network:
             elif isinstance(vol, ShareVolume):
                 shares.compile_volume(b, scenario, name, vol, jobs, client, vm, shared[name])
             elif isinstance(vol, DeviceVolume):
-                device.compile_volume(b, scenario, name, vol, jobs, client)
+                device.compile_volume(b, scenario, name, vol, jobs, client, vm)
     return b.network()

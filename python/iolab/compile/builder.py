@@ -1,5 +1,5 @@
 """A small builder that the per-system compilers share: unique ids, client prefixes, jobs,
-and the unloaded-latency rule of docs/model.md."""
+and the unloaded-latency rule (docs/model.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import replace
 from ..fio import FioJob
 from ..network import (Cache, Cap, Class, Delay, Fork, Hold, Job, Network, Resource, SlotLimit,
                        Step, Visit, walk)
+from .sizes import io_sizes
 
 READ_ONLY = {"read", "randread"}
 WRITE_ONLY = {"write", "randwrite", "trim", "randtrim"}
@@ -38,6 +39,15 @@ class Builder:
         rid = f"r{len(self.resources)}"
         self.resources.append(Resource(rid, label, kind, delay=delay))  # type: ignore[arg-type]
         return rid
+
+    def cpu(self, label: str, cores: int) -> str:
+        """A pool of ``cores`` client cores (kind ``cpu``), one per label: a cap whose unit of
+        work is one core-nanosecond (``bytes_per_s`` = cores × 10⁹), so that the per-IO and
+        per-byte cycles of an IO add up (see :func:`work`)."""
+        for r in self.resources:
+            if r.kind == "cpu" and r.label == label:
+                return r.id
+        return self.cap(label, "cpu", Cap(None, cores * 1e9))
 
     def slots(self, label: str, kind: str, slots: int) -> str:
         sid = f"s{len(self.slot_limits)}"
@@ -75,7 +85,7 @@ class Builder:
                    if isinstance(s, Visit) and s.resource in caps)
 
     def unloaded(self, steps: tuple[Step, ...], delay_id: str, latency: float) -> tuple[Step, ...]:
-        """docs/model.md's rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
+        """The unloaded-latency rule: set the visits to ``delay_id`` in ``steps`` to the stated unloaded
         ``latency`` minus the cap time of one IO alone on the whole route (never below zero;
         a fork's parallel members count once), so that one IO alone takes exactly the stated
         latency."""
@@ -104,19 +114,22 @@ class Builder:
                        tuple(s for s in self.slot_limits if s.id in used), tuple(self.caches), tuple(self.notes))
 
 
+def work(cpu: str, seconds: float) -> Visit:
+    """A visit to a :meth:`Builder.cpu` pool costing ``seconds`` of one core."""
+    return Visit(cpu, max(1, round(seconds * 1e9)))
+
+
 def directions(fio: FioJob) -> list[tuple[str, float, int]]:
-    """(direction, share of the job's IOs, IO size) for each direction the job issues."""
+    """(direction, share of the job's IOs, IO size) for each direction and size the job issues
+    (several sizes with ``bssplit`` or ``bsrange``; see :mod:`iolab.compile.sizes`)."""
     if fio.rw in READ_ONLY:
-        return [("read", 1.0, fio.bs)]
-    if fio.rw in WRITE_ONLY:
-        return [("write", 1.0, fio.bs_write or fio.bs)]
-    mix = fio.rwmixread / 100.0
-    out = []
-    if mix > 0:
-        out.append(("read", mix, fio.bs))
-    if mix < 1:
-        out.append(("write", 1.0 - mix, fio.bs_write or fio.bs))
-    return out
+        mix = {"read": 1.0}
+    elif fio.rw in WRITE_ONLY:
+        mix = {"write": 1.0}
+    else:
+        mix = {"read": fio.rwmixread / 100.0, "write": 1.0 - fio.rwmixread / 100.0}
+    sizes = io_sizes(fio)
+    return [(d, share * part, size) for d, share in mix.items() if share > 0 for size, part in sizes[d]]
 
 
 def working_set(fio: FioJob, default: int) -> int:

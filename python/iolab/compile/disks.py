@@ -1,13 +1,15 @@
 """Azure managed disks on an Azure VM: disk caps (256 KiB IO units), VM cached/uncached caps,
 host cache (ReadOnly, ReadWrite, None) with the warm hit ratio, striping, credit bursting.
 
-Rules (docs/model.md; their figures in docs/sources.md):
+Rules (docs/model.md; sources in the catalog rows):
 - ReadOnly: hits count against the cached cap only; misses and writes against both.
 - ReadWrite: hits and writes against the cached cap (writes see cache latency); the lazy
   flush of writes loads the uncached cap and the disks off the response path.
 - None: the uncached cap only.
 - Warm hit ratio ``min(1, cache share / working set)``; the VM's cache is shared among its
   cached disks in proportion to their number.
+- On-demand bursting (Premium SSD P30 and larger, ``on_demand_bursting: true``): paid per
+  burst transaction with no credit bucket, so the disk's burst caps are its sustained caps.
 - Striping (RAID-0, stripe size s): an IO of b bytes touches ``ceil(b / s)`` members (one more
   when it is not aligned to the stripe), each carrying an equal part of it.
 """
@@ -44,6 +46,10 @@ def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk) -> tuple[Cap, int]
         iops, bw = sku.caps(size, g.iops, g.bandwidth)
         return Cap(iops, bw, IO_UNIT), size
     iops, bw = g.iops or sku.iops, g.bandwidth or sku.bandwidth
+    if g.on_demand_bursting and sku.burst and sku.burst.kind == "on-demand":
+        # paid per burst transaction, no credit bucket: the burst caps hold for as long as it runs
+        return Cap(g.burst_iops or sku.burst.iops, g.burst_bandwidth or sku.burst.bandwidth,
+                   sku.io_unit or IO_UNIT), g.size or sku.size
     burst = None
     bi = g.burst_iops or (sku.burst.iops if sku.burst and sku.burst.kind == "credit" else None)
     bb = g.burst_bandwidth or (sku.burst.bandwidth if sku.burst and sku.burst.kind == "credit" else None)

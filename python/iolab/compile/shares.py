@@ -4,11 +4,16 @@ NFSv3, NFSv4.1 or SMB 3.
 - The service: one cap shared by every client (throughput from size × level rate, or the
   manual-QoS throughput; Azure Files also an IOPS cap with credit bursting), plus a latency.
 - The client: ``nconnect`` TCP connections (NFS) or SMB channels, IOs spread round-robin;
-  each connection is a cap (one TCP stream's throughput; lower with SMB signing).
-- NFSv3: each connection has its own slots (128 server contexts). NFSv4.1: one session per
-  client whose slots (client default 64) do not grow with nconnect.
-- SMB encryption lowers the service's throughput by the published fraction.
-- Writes leave the client VM and count against its network egress cap; reads do not.
+  each connection is one client core: a cap in requests/s and bytes/s (fewer bytes with SMB
+  signing, SMB encryption or NFS over TLS).
+- The protocol stack costs the client's cores (at most the protocol's RSS cores) per IO and
+  per byte; signing, encryption and TLS add per byte.
+- NFSv3: each connection has its own slots (128 server contexts), and a storage endpoint takes
+  at most ``endpoint_slots`` from all clients together. NFSv4.1: one session per client whose
+  slots (client default 64) do not grow with nconnect.
+- SMB encryption also lowers the service's throughput by the published fraction.
+- Writes leave the client VM and count against its network egress cap; reads count against
+  what it can receive.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..network import Burst, Cap, Class, Delay, Fork, Hold, Step, Visit
+from ..catalog import Protocol
+from ..fio import FioJob
 from ..scenario import Scenario, ScenarioJob, ShareVolume
 from ..units import format_size
-from .builder import Builder, directions, working_set
+from .builder import Builder, directions, work, working_set
 from .vm import ClientVm
 
 CREDIT_SECONDS = 3600.0  # Azure Files: credits = (burst - baseline) × 3600
@@ -29,6 +36,7 @@ class Service:
     cap: str
     delay: str
     latency: float
+    endpoint: str | None = None
 
 
 def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
@@ -39,16 +47,76 @@ def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
     if vol.encryption and proto.encryption_loss:
         throughput *= 1.0 - proto.encryption_loss
         b.note(f"{name}: SMB encryption costs the service {proto.encryption_loss:.0%} of its throughput")
-    iops = level.iops(vol.size)
+    iops = vol.iops or (level.provisioned_iops(vol.size, throughput) if level.provisioned else level.iops(vol.size))
     burst = None
-    peak = level.burst_iops(vol.size)
+    peak = level.provisioned_burst(iops) if level.provisioned and iops else level.burst_iops(vol.size)
     if iops and peak and peak > iops:
         burst = Burst(ops_per_s=peak, credit_ops=(peak - iops) * CREDIT_SECONDS)
     label = f"{name}: {level.id} {format_size(vol.size)}"
     cap = b.cap(label, "service", Cap(iops, throughput, None, burst))
     defaults = s.catalog.defaults
     delay = b.delay(f"{name}: service latency", "service", Delay(defaults.delay_distribution, defaults.delay_cv))
-    return Service(cap, delay, vol.latency if vol.latency is not None else level.latency)
+    endpoint = None
+    if proto.endpoint_slots and proto.slots_per_connection:
+        per_conn = (vol.connection.slots if vol.connection and vol.connection.slots else None) \
+            or proto.slots_per_connection
+        count = connections(s, name, vol, proto)
+        total = s.clients.count * count * per_conn
+        if total > proto.endpoint_slots:
+            endpoint = b.slots(f"{name}: storage endpoint slots", "service", proto.endpoint_slots)
+            b.note(f"{name}: {s.clients.count} client(s) x {count} connection(s) x {per_conn} slots "
+                   f"= {total:,} outstanding requests allowed, over the endpoint's {proto.endpoint_slots:,}")
+    return Service(cap, delay, vol.latency if vol.latency is not None else level.latency, endpoint)
+
+
+def connections(s: Scenario, name: str, vol: ShareVolume, proto: Protocol) -> int:
+    """Connections (channels) one client opens to the volume: ``nconnect``; SMB's channels per
+    RSS NIC by default; one per process (the jobs' numjobs) for Direct NFS."""
+    if proto.connection_per_process:
+        return max(1, sum(j.fio.numjobs for j in s.jobs if j.volume == name))
+    if vol.nconnect:
+        return vol.nconnect
+    return (proto.channels_per_nic or 1) if vol.protocol == "smb3" else 1
+
+
+def read_ahead(b: Builder, name: str, vol: ShareVolume, proto: Protocol, fio: FioJob) -> FioJob:
+    """A buffered (``direct=0``) sequential reader over the kernel NFS client is served by the
+    client's read-ahead: per stream, ``window / request`` requests of ``min(rsize, window)``
+    in flight, whatever the application's ``bs`` and ``iodepth``."""
+    window = vol.read_ahead_kb * 1024 if vol.read_ahead_kb else proto.read_ahead
+    rsize = vol.rsize or proto.rsize or window
+    if fio.direct or fio.rw != "read" or not window or not rsize:
+        return fio
+    request = min(rsize, window)
+    depth = max(1, window // request)
+    b.note(f"{name}: {fio.name} reads buffered (direct=0): the client's read-ahead keeps {depth} request(s) "
+           f"of {format_size(request)} in flight per stream ({format_size(window)} window); IOPS count "
+           "those requests")
+    options = {k: v for k, v in fio.options.items() if k not in ("bssplit", "bsrange")}
+    return fio.replace(bs=request, bs_write=None, iodepth=depth, ioengine="libaio", options=options)
+
+
+def connection_costs(proto: Protocol, vol: ShareVolume) -> tuple[float, float, float]:
+    """One connection's (ops/s, bytes/s) and the extra core seconds per byte that SMB
+    signing, SMB encryption or NFS over TLS add (``1 / their bandwidth − 1 / plain``)."""
+    plain = proto.connection_bandwidth
+    slowest, extra = plain, 0.0
+    for on, rate in ((vol.signing, proto.signing_bandwidth), (vol.encryption, proto.encryption_bandwidth),
+                     (vol.tls, proto.tls_bandwidth)):
+        if on and rate:
+            extra += 1.0 / rate - 1.0 / plain
+            slowest = 1.0 / (1.0 / slowest + 1.0 / rate - 1.0 / plain)
+    if vol.connection and vol.connection.bandwidth:
+        slowest = vol.connection.bandwidth
+    return proto.connection_iops or 0.0, slowest, extra
+
+
+def stack_seconds(proto: Protocol, nbytes: float, extra: float = 0.0) -> float:
+    """Seconds of one client core that an IO of ``nbytes`` costs the protocol stack: the
+    connection's per-IO time ``1 / connection_iops`` and per-byte time ``1 /
+    connection_bandwidth``, plus ``extra`` per byte (signing, encryption, TLS)."""
+    per_io = 1.0 / proto.connection_iops if proto.connection_iops else 0.0
+    return per_io + nbytes * (1.0 / proto.connection_bandwidth + extra)
 
 
 def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: list[ScenarioJob],
@@ -56,16 +124,14 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
     p = b.prefix(client)
     proto = s.catalog.protocol(vol.protocol)
     smb = vol.protocol == "smb3"
-    count = vol.nconnect or ((proto.channels_per_nic or 1) if smb else 1)
-    bandwidth = (vol.connection.bandwidth if vol.connection and vol.connection.bandwidth else None)
-    if bandwidth is None:
-        bandwidth = proto.signing_bandwidth if (smb and vol.signing and proto.signing_bandwidth) \
-            else proto.connection_bandwidth
+    count = connections(s, name, vol, proto)
+    ops, bandwidth, extra = connection_costs(proto, vol)
     word = "channel" if smb else "connection"
-    conns = [b.cap(f"{p}{name}: {word} #{i + 1}", "connection", Cap(None, bandwidth)) for i in range(count)]
+    conns = [b.cap(f"{p}{name}: {word} #{i + 1}", "connection", Cap(ops or None, bandwidth)) for i in range(count)]
+    cpu = vm.cores(b, proto.rss_cores)
     per_conn_slots: list[str | None] = [None] * count
     session = None
-    if vol.protocol == "nfs3":
+    if vol.protocol in ("nfs3", "dnfs"):
         n = (vol.connection.slots if vol.connection and vol.connection.slots else None) or proto.slots_per_connection
         if n:
             per_conn_slots = [b.slots(f"{p}{name}: {word} #{i + 1} slots", "connection", n) for i in range(count)]
@@ -75,18 +141,24 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
             session = b.slots(f"{p}{name}: NFSv4.1 session slots", "session", n)
 
     for sj in jobs:
-        job = b.job(sj.fio, client, working_set(sj.fio, vol.size))
-        for direction, mix, nbytes in directions(sj.fio):
+        fio = read_ahead(b, name, vol, proto, sj.fio)
+        job = b.job(fio, client, working_set(fio, vol.size))
+        for direction, mix, nbytes in directions(fio):
             tail: tuple[Step, ...] = (Visit(svc.cap, nbytes), Visit(svc.delay, nbytes))
-            egress: tuple[Step, ...] = (Visit(vm.network, nbytes),) if direction == "write" and vm.network else ()
+            link = vm.network if direction == "write" else vm.receive
+            client_side: tuple[Step, ...] = (Visit(link, nbytes),) if link else ()
+            if cpu:
+                client_side = (work(cpu, stack_seconds(proto, nbytes, extra)),) + client_side
             if vol.protocol == "nfs4.1":
                 spread = Fork(tuple((Visit(c, nbytes),) for c in conns), 1, "round-robin")
                 inner: tuple[Step, ...] = (spread,) + tail
-                route = egress + ((Hold(session, inner),) if session else inner)
+                route = client_side + ((Hold(session, inner),) if session else inner)
             else:
                 branches = []
                 for c, sl in zip(conns, per_conn_slots):
                     seg: tuple[Step, ...] = (Visit(c, nbytes),) + tail
                     branches.append((Hold(sl, seg),) if sl else seg)
-                route = egress + (Fork(tuple(branches), 1, "round-robin"),)
+                route = client_side + (Fork(tuple(branches), 1, "round-robin"),)
+                if svc.endpoint:
+                    route = (Hold(svc.endpoint, route),)
             b.add_class(Class("", job, direction, mix, nbytes, b.unloaded(route, svc.delay, svc.latency)))

@@ -1,5 +1,6 @@
 """A client VM's caps: uncached (IO to disks with caching None and cache misses), cached
-(IO through the host cache) and network egress (writes to file shares)."""
+(IO through the host cache), network egress (writes to file shares), network receive (reads
+from file shares), and its cores (``cpus``: ``clients.cpus``, else the VM's vCPUs)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ from .builder import Builder
 
 IO_UNIT = 256 * 1024
 BURST_SECONDS = 1800.0  # VM-level credit bursting lasts 30 minutes from a full bucket
+#: Receive capacity over the VM's expected (egress) network bandwidth, where no receive figure
+#: is given: an assumption (docs/model.md). Azure meters egress only; the Oracle tests on
+#: Azure NetApp Files received 3,900 MB/s into a Standard_D32s_v3 rated 16,000 Mbit/s (1.95x).
+RECEIVE_PER_EGRESS = 2.5
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,19 @@ class ClientVm:
     cached: str | None
     network: str | None
     cache_size: int | None
+    receive: str | None = None
+    cpus: int | None = None
+    prefix: str = ""
+
+    def cores(self, b: Builder, limit: int | None = None) -> str | None:
+        """The pool of this client's cores that a protocol stack (at most ``limit`` cores, its
+        RSS bound) or a device driver runs on; None when the client's cores are unknown."""
+        if not self.cpus:
+            return None
+        n = min(self.cpus, limit) if limit else self.cpus
+        name = self.name or "client"
+        why = f"{n} of {self.cpus} vCPUs: RSS" if n < self.cpus else f"{n} vCPUs"
+        return b.cpu(f"{self.prefix}{name} cores ({why})", n)
 
 
 def _limit(s: Scenario, vm: Vm | None, field: str) -> float | None:
@@ -56,5 +74,9 @@ def client_vm(b: Builder, s: Scenario, client: int) -> ClientVm:
     nb = _limit(s, vm, "network_bandwidth")
     if nb:
         network = b.cap(f"{p}{name} network egress", "network", Cap(None, nb))
+    rb = _limit(s, vm, "receive_bandwidth") or (nb * RECEIVE_PER_EGRESS if nb else None)
+    receive = b.cap(f"{p}{name} network receive", "receive", Cap(None, rb)) if rb else None
     cache_size = _limit(s, vm, "cache_size")
-    return ClientVm(vm.id if vm else None, uncached, cached, network, int(cache_size) if cache_size else None)
+    cpus = s.clients.cpus or (vm.vcpus if vm else None)
+    return ClientVm(vm.id if vm else None, uncached, cached, network, int(cache_size) if cache_size else None,
+                    receive, cpus, p)

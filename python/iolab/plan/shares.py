@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..catalog import ServiceLevel
+from ..compile.shares import stack_seconds
+from ..compile.vm import RECEIVE_PER_EGRESS
 from ..network import Cap
 from ..units import GiB, MiB, TiB, format_rate
 from .config import Config, ShareChoice
@@ -110,7 +112,9 @@ def _knob(req: Requirements, level: ServiceLevel, large: bool) -> _Knob:
     size_hi = high // GiB
     if level.rate_per_tib is not None or level.base_throughput is not None:
         def caps(x: int) -> tuple[float | None, float]:
-            return level.iops(x * GiB), level.throughput(x * GiB, large=large)
+            t = level.throughput(x * GiB, large=large)
+            # provisioned levels (Azure Files v2, NetApp Volumes Flex custom) at their defaults
+            return (level.provisioned_iops(x * GiB, t) if level.provisioned else level.iops(x * GiB)), t
 
         def shape(x: int) -> tuple[int, float, int | None]:
             size = x * GiB
@@ -150,11 +154,16 @@ class _Family:
         self.count = np.array([c for _, c in self.rows], dtype=float)
         net = [cat.vms[vm].network_bandwidth if vm else None for vm in self.vm_ids]
         self.net = np.array([n or np.inf for n in net])
+        self.recv = self.net * RECEIVE_PER_EGRESS
+        vcpus = np.array([float(cat.vms[vm].vcpus) if vm else 0.0 for vm in self.vm_ids])
+        self.cores = np.minimum(vcpus, float(proto.rss_cores)) if proto.rss_cores else vcpus
         self.knob = _knob(req, level, large)
         st = wl.streams
         self.q = np.array([s.share for s in st])
         self.b = np.array([float(s.bytes) for s in st])
         self.write = np.array([s.direction == "write" for s in st])
+        # one client core's time per IO on the protocol stack, in whole nanoseconds as compiled
+        self.stack_ns = np.array([max(1, round(stack_seconds(proto, b) * 1e9)) for b in self.b], dtype=float)
         self.latency = level.latency
         self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
             proto.session_slots if proto_id == "nfs4.1" else None)
@@ -174,11 +183,18 @@ class _Family:
         lam = self.wl.per_client
         d_s, u_s = self.service(x)
         c = self.count[rows][:, None]
-        d_conn = self.b / self.proto.connection_bandwidth                       # one visit, (streams,)
+        conn = Cap(self.proto.connection_iops, self.proto.connection_bandwidth)
+        d_conn = np.array([conn.demand(int(b)) for b in self.b])                 # one visit, (streams,)
         d_net = np.where(self.write, self.b, 0.0) / self.net[rows][:, None]      # (rows, streams)
+        d_recv = np.where(self.write, 0.0, self.b) / self.recv[rows][:, None]    # (rows, streams)
+        cores = self.cores[rows][:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d_cpu = np.where(cores > 0, self.stack_ns[None, :] / np.where(cores > 0, cores, 1.0) / 1e9, 0.0)
         u_conn = lam * float(self.q @ d_conn) / c[:, 0]
         u_net = lam * (self.q * d_net).sum(axis=1)
-        z = np.maximum(0.0, self.latency - d_net - d_conn - d_s)
+        u_recv = lam * (self.q * d_recv).sum(axis=1)
+        u_cpu = lam * (self.q * d_cpu).sum(axis=1)
+        z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_conn - d_s)
 
         def stretch(d: np.ndarray, u: np.ndarray | float) -> np.ndarray:
             u = np.asarray(u, dtype=float)
@@ -186,8 +202,10 @@ class _Family:
                 return np.where(d > 0, np.where(u < 1.0, d / (1.0 - u), np.inf), 0.0)
 
         inside = z + stretch(d_conn[None, :], u_conn[:, None]) + stretch(d_s[None, :], u_s)
-        latency = (self.q * (inside + stretch(d_net, u_net[:, None]))).sum(axis=1)
-        util = {"service": np.full(len(rows), u_s), "connection": u_conn, "network": u_net}
+        outside = stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
+        latency = (self.q * (inside + outside)).sum(axis=1)
+        util = {"service": np.full(len(rows), u_s), "connection": u_conn, "network": u_net, "receive": u_recv,
+                "cpu": u_cpu}
         occupancy = lam * (self.q * inside).sum(axis=1)
         if self.proto.id == "nfs3" and self.slots:
             util["connection-slots"] = occupancy / c[:, 0] / self.slots
