@@ -46,7 +46,7 @@ def test_cores_default_to_the_vm_then_this_machine(iolab, tmp_path):
     dev = "{read_latency: 100us, cpu_per_io: 10us}"
     doc = iolab(f"predict {_scenario(tmp_path, dev, clients='{vm: Standard_D4s_v5}')} --json").json()
     cpu = next(r for r in doc["resources"] if r["kind"] == "cpu")
-    assert "(4 cores)" in cpu["resource"]
+    assert "(4 vCPUs)" in cpu["resource"]
     doc = iolab(f"predict {_scenario(tmp_path, dev, clients='{}')} --json").json()
     assert doc["max_iops"] == pytest.approx((os.cpu_count() or 1) / 10e-6, rel=1e-6)
 

@@ -117,12 +117,20 @@ def test_device_cpu_per_io_runs_on_the_clients_cores(iolab, tmp_path):
     assert one["points"][0]["latency"]["mean"] * 4 == pytest.approx(4 * 100e-6, rel=0.02)  # 4 jobs, 100 µs each
 
 
-def test_device_cpu_per_io_needs_the_clients_cores(iolab, tmp_path):
+def test_device_cpu_per_io_without_a_vm_runs_on_this_machines_cores(iolab, tmp_path):
+    """No VM and no clients.cpus: a generic device is this machine's, so its cores serve the
+    driver work: cores / 20 µs IOPS at most."""
+    import os
+
     path = tmp_path / "s.yaml"
     path.write_text(DEVICE.format(clients=""))
     r = iolab("predict", path, "--json")
-    assert r.code == 2 and r.out == ""
-    assert "volumes.nvme.device.cpu_per_io" in r.err and "clients.cpus" in r.err
+    assert r.code == 0, r.err
+    doc = r.json()
+    cores = os.cpu_count() or 1
+    cpu = next(x for x in doc["resources"] if x["kind"] == "cpu")
+    assert f"({cores} vCPUs of this machine)" in cpu["resource"]
+    assert doc["max_iops"] == pytest.approx(min(1e6, cores / 20e-6), rel=1e-6)
 
 
 def test_the_storage_endpoint_takes_at_most_10000_requests(iolab, tmp_path):

@@ -93,8 +93,9 @@ def test_scenario_drives_the_prediction(iolab):
     nc = f[("nfs-nconnect", "/mnt/logs")]
     assert nc["severity"] == "fix"                                        # the scenario says anf
     assert nc["predicted"]["workload"].endswith("oracle-anf-knfs.yaml")
-    # 8 KiB at 875 MiB/s on one connection = 112,000 IOPS; 8 connections: 2,048 MiB/s -> 262,144
-    assert nc["predicted"]["before"]["iops"] == pytest.approx(112000, rel=1e-3)
+    # one connection carries max(1 / 93,600 requests/s, 8 KiB / 875 MiB/s) per IO: 93,600 IOPS
+    # (its bytes alone would allow 112,000); 8 connections: the volume's 2,048 MiB/s -> 262,144
+    assert nc["predicted"]["before"]["iops"] == pytest.approx(93600, rel=1e-3)
     assert nc["predicted"]["after"]["iops"] == pytest.approx(262144, rel=1e-3)
     assert f[("smb-multichannel", "/mnt/smb")]["predicted"] is None       # the scenario has no SMB volume
     assert f[("nfs-session-slots", "/mnt/oradata")]["predicted"] is None  # its volume is NFSv3
