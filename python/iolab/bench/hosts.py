@@ -7,8 +7,8 @@ to the hosts named on its command line, and servers should listen on a private a
 
 Safety with remote hosts: iolab cannot inspect a remote target, so fio creates its files
 by name (``iolab-<token>.<host>.<job>...``) in the target directory there and removes them
-at the end (``unlink=1``); a job that names its own ``filename=`` may only read unless
-``--destructive`` is given.
+at the end (``unlink=1``); the same allow-list as a local run applies, and no job may name
+its own ``filename=`` unless ``--destructive`` is given.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, RunError, SafetyError
-from .safety import job_writes
+from .safety import check_allowed, job_writes
 
 __all__ = ["DEFAULT_PORT", "Host", "parse_host", "read_clients", "unique", "check_reachable",
            "check_remote_jobs", "server_argv"]
@@ -141,12 +141,17 @@ def check_reachable(hosts: Sequence[Host], *, timeout: float = 2.0,
 
 
 def check_remote_jobs(jobs: Iterable[Any], *, destructive: bool) -> None:
-    """The remote safety rule: a job that writes may not name its own ``filename=`` (iolab
-    cannot check the remote path) unless `destructive`. Raises SafetyError."""
+    """The remote safety rules, unless `destructive`: the same allow-list of engines and
+    options as a local run, and no ``filename=`` at all (iolab cannot see the remote path:
+    a write could hit data, a read could extend a file). Raises SafetyError."""
+    if destructive:
+        return
     for job in jobs:
-        if getattr(job, "filename", None) and job_writes(job) and not destructive:
+        check_allowed(job)
+        if getattr(job, "filename", None):
+            what = "writes to" if job_writes(job) else "names"
             raise SafetyError(
-                f"job {job.name!r} writes to filename={job.filename} on remote hosts, which iolab cannot "
+                f"job {job.name!r} {what} filename={job.filename} on remote hosts, which iolab cannot "
                 "check: drop filename= (iolab names its own files in the target directory) "
                 "or pass --destructive")
 

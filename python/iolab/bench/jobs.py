@@ -8,8 +8,9 @@ Three steps, each pure:
    ``direct=1`` unless the job or ``--no-direct`` says otherwise, and a size when the job
    has none and fio lays out files.
 3. :func:`place` points the job at the target: files named by iolab in the target
-   directory (``filename_format``, removed by fio at the end with ``unlink=1``), or the
-   target file or device itself. Latency percentiles are always of the total latency
+   directory (``filename_format``), or the target file or device itself. The run removes
+   the files it created when it ends; fio's ``unlink=1`` is added only to a job whose
+   files no other job of the run names (so stonewalled phases can share a ``filename=``). Latency percentiles are always of the total latency
    (``lat_percentiles=1``).
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UnitError
@@ -26,7 +26,7 @@ from ..fio.options import RW_MODES, parse_fio_int, parse_fio_size
 from .safety import Target, Workspace
 
 __all__ = ["DEFAULT_RUNTIME", "DEFAULT_SIZE", "SWEEP_AXES", "OVERRIDABLE", "Settings", "parse_option",
-           "override", "configure", "place", "place_remote", "duration", "outstanding"]
+           "override", "configure", "place", "place_remote", "private", "duration", "outstanding"]
 
 #: seconds a job runs when neither it nor ``--runtime`` says.
 DEFAULT_RUNTIME = 30.0
@@ -130,26 +130,27 @@ def _check_writable(path: str, what: str) -> None:
                          f"use a {what} without them", field="--target")
 
 
-def place(job: FioJob, target: Target, workspace: Workspace) -> FioJob:
-    """Point `job` at a local target (fio runs with the target directory as its cwd)."""
+def place(job: FioJob, target: Target, workspace: Workspace, *, private: bool = True) -> FioJob:
+    """Point `job` at a local target (fio runs with the target directory as its cwd).
+
+    `private`: no other job of the run uses the files fio names for this one (another job
+    of the same name would), so fio may remove them when the job ends (``unlink=1``).
+    Named files (``filename=``) are left for the run to remove at its end."""
     options = _own_options(job)
     if not target.is_directory:
         _check_writable(str(target.path), "path")
         return job.replace(directory=None, filename=_escape(str(target.path)), options=options)
     if job.filename is None:
         options["filename_format"] = workspace.filename_format
-        options["unlink"] = "1"
-    else:
-        named = [Path(p) for p in job.filename.replace("\\:", "\0").split(":") if p]
-        paths = {(target.path / str(p).replace("\0", ":")).resolve() for p in named}
-        if paths and paths <= set(workspace.created):
+        if private:
             options["unlink"] = "1"
     return job.replace(directory=None, options=options)
 
 
-def place_remote(job: FioJob, directory: str, workspace: Workspace) -> FioJob:
+def place_remote(job: FioJob, directory: str, workspace: Workspace, *, private: bool = True) -> FioJob:
     """Point `job` at a directory on a remote fio server: files named by iolab there, one
-    set per host (``$clientuid``), removed by fio at the end (``unlink=1``).
+    set per host (``$clientuid``), removed by fio at the end (``unlink=1``, when `private`:
+    no other job of the run has the same name).
 
     Raises InputError (``--target``) for a relative directory (a server's working directory
     is its own) or one with characters a job file cannot hold.
@@ -161,8 +162,16 @@ def place_remote(job: FioJob, directory: str, workspace: Workspace) -> FioJob:
     options = _own_options(job)
     if job.filename is None:
         options["filename_format"] = workspace.prefix + "$clientuid.$jobname.$jobnum.$filenum"
-        options["unlink"] = "1"
+        if private:
+            options["unlink"] = "1"
     return job.replace(directory=_escape(directory), options=options)
+
+
+def private(jobs: Sequence[FioJob]) -> list[bool]:
+    """For each job, whether no other job of `jobs` has its name (fio names a job's files
+    after it, so such a job's files are its own)."""
+    names = [j.name for j in jobs]
+    return [names.count(n) == 1 for n in names]
 
 
 def duration(jobs: Sequence[FioJob]) -> float | None:

@@ -23,7 +23,7 @@ from ..units import format_duration, format_ops, format_rate
 from .compare import predicted as predict_json
 from .executor import Completed, Executor, ProcessExecutor
 from .hosts import Host, check_reachable, check_remote_jobs
-from .jobs import Settings, configure, duration, outstanding, override, place, place_remote
+from .jobs import Settings, configure, duration, outstanding, override, place, place_remote, private
 from .machine import describe
 from .measure import combine, measure, measure_jobs
 from .program import diagnose, fio_version
@@ -128,7 +128,8 @@ class Bench:
         version = self.version
         workspace = Workspace(target, created)
         machine = describe(target.path, self.probe)
-        final = [place(configure(j, settings, sized=target.is_directory), target, workspace) for j in jobs]
+        final = [place(configure(j, settings, sized=target.is_directory), target, workspace, private=own)
+                 for j, own in zip(jobs, private(jobs))]
         direct = any(j.direct for j in final)
         if target.is_directory and direct and not self.probe.direct_io(target.path, workspace.prefix + "probe"):
             raise RunError(diagnose("Invalid argument", fstype=machine.fstype, direct=True))
@@ -168,7 +169,8 @@ class Bench:
         settings = request.settings
         check_remote_jobs(jobs, destructive=settings.destructive)
         workspace = Workspace(Target(request.target, Path(request.target), "directory"))
-        final = [place_remote(configure(j, settings, sized=True), request.target, workspace) for j in jobs]
+        final = [place_remote(configure(j, settings, sized=True), request.target, workspace, private=own)
+                 for j, own in zip(jobs, private(jobs))]
         jobfile = render_jobfile(final)
         version = self.version
         self.reachable(request.hosts)

@@ -157,6 +157,9 @@ FLAGS: frozenset[str] = frozenset(
     "time_based stonewall group_reporting norandommap bs_unaligned zero_buffers refill_buffers "
     "fixedbufs registerfiles sqthread_poll hipri userspace_reap listen pingpong thread exitall "
     "verify_only new_group exitall_on_error".split()
+    # fio also takes these without a value (a log named after the job; an empty list)
+    + "write_bw_log write_lat_log write_iops_log write_hist_log cpus_allowed ignore_error "
+    "log_compression_cpus numa_cpu_nodes numa_mem_policy replay_skip verify_async_cpus".split()
 )
 
 # fio's command-line switches (not job options); those in PROGRAM_FLAGS take no value.
