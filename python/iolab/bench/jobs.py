@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import InputError, UnitError
 from ..fio import FioJob
+from ..fio.job import LIMITS
 from ..fio.options import RW_MODES, parse_fio_int, parse_fio_size
 from .safety import Target, Workspace
 
@@ -91,6 +92,8 @@ def parse_option(name: str, value: Any, *, field: str | None = None) -> Any:
     if number < low or (name == "rwmixread" and number > 100):
         raise InputError(f"{name} must be {'0..100' if name == 'rwmixread' else f'at least {low}'}, got {text!r}",
                          field=where)
+    if name in LIMITS and number > LIMITS[name]:
+        raise InputError(f"{name} must be at most {LIMITS[name]}, got {text!r}", field=where)
     return number
 
 

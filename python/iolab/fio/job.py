@@ -24,9 +24,25 @@ from .options import (
     parse_fio_time,
 )
 
-__all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES"]
+__all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES", "LIMITS"]
 
 READ_MODES = frozenset({"read", "randread", "rw", "randrw"})
+
+#: the largest value iolab accepts for each count and size (fio's own ceilings where it has
+#: one: at most 4096 jobs; larger values describe no real run and would only make the
+#: model's cost explode).
+LIMITS: dict[str, int | float] = {
+    "bs": 2**31,              # 2 GiB per IO
+    "bs_write": 2**31,
+    "iodepth": 65536,         # IOs in flight per job
+    "numjobs": 4096,          # fio's maximum number of jobs
+    "nrfiles": 1_000_000,
+    "size": 2**60,            # 1 EiB
+    "filesize": 2**60,
+    "runtime": 366 * 86400.0,  # a year
+    "ramp_time": 366 * 86400.0,
+    "rate_iops": 1e12,
+}
 WRITE_MODES = frozenset({"write", "randwrite", "rw", "randrw", "trimwrite", "randtrimwrite"})
 
 
@@ -99,6 +115,11 @@ class FioJob:
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise bad(name, f"{name} must not be negative, got {value}")
+        for name, high in LIMITS.items():
+            value = getattr(self, name)
+            if value is not None and value > high:
+                shown = f"{value:g}" if isinstance(value, float) else str(value)
+                raise bad(name, f"{name} must be at most {high:g}, got {shown}")
         if self.rate_process not in ("linear", "poisson"):
             raise bad("rate_process", f"rate_process must be linear or poisson, got {self.rate_process!r}")
         options = {canonical(str(k)): str(v) for k, v in self.options.items()}
