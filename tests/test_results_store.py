@@ -60,14 +60,14 @@ def test_schema_version_recorded_and_newer_refused(tmp_path):
     db.execute("INSERT INTO schema_version VALUES (?, 'later')", (SCHEMA_VERSION + 1,))
     db.commit()
     db.close()
-    with pytest.raises(RunError, match="upgrade iolab"):
+    with pytest.raises(InputError, match="upgrade iolab"):
         ResultsStore(path)
 
 
 def test_not_a_database(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("this is not sqlite " * 100)
-    with pytest.raises(RunError, match="not an iolab results database"):
+    with pytest.raises(InputError, match="not an iolab results database"):
         ResultsStore(path)
 
 
