@@ -23,11 +23,11 @@ from typing import Any
 from ..errors import InputError, UnitError
 from ..fio import FioJob
 from ..fio.job import LIMITS
-from ..fio.options import RW_MODES, parse_fio_int, parse_fio_size
+from ..fio.options import RW_MODES, parse_fio_int, parse_fio_size, parse_fio_time
 from .safety import Target, Workspace
 
 __all__ = ["DEFAULT_RUNTIME", "DEFAULT_SIZE", "SWEEP_AXES", "OVERRIDABLE", "Settings", "parse_option",
-           "override", "configure", "place", "place_remote", "private", "duration", "outstanding"]
+           "override", "configure", "place", "place_remote", "private", "duration", "time_limit", "outstanding"]
 
 #: seconds a job runs when neither it nor ``--runtime`` says.
 DEFAULT_RUNTIME = 30.0
@@ -185,6 +185,28 @@ def duration(jobs: Sequence[FioJob]) -> float | None:
         if job.runtime is None or not job.time_based:
             return None
         span = job.runtime + (job.ramp_time or 0.0)
+        if job.stonewall:
+            total += current
+            current = span
+        else:
+            current = max(current, span)
+    return total + current
+
+
+def time_limit(jobs: Sequence[FioJob]) -> float | None:
+    """Seconds the jobs may take at most once they start: each job's ``runtime`` (a cap
+    whether or not the job is time based) plus its ramp and start delay, stonewalled phases
+    one after another; None when a job has no runtime (it ends with its size)."""
+    total = current = 0.0
+    for job in jobs:
+        if job.runtime is None:
+            return None
+        delay = job.options.get("startdelay", "0").split("-")[-1].strip() or "0"
+        try:
+            start = parse_fio_time(delay)
+        except UnitError:
+            start = 0.0
+        span = job.runtime + (job.ramp_time or 0.0) + start
         if job.stonewall:
             total += current
             current = span
