@@ -16,7 +16,7 @@ Three steps, each pure:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,42 +177,43 @@ def private(jobs: Sequence[FioJob]) -> list[bool]:
     return [names.count(n) == 1 for n in names]
 
 
+def _in_phases(jobs: Sequence[FioJob], span: Callable[[FioJob], float | None]) -> float | None:
+    """The jobs' total of `span`: side by side, except that a ``stonewall`` starts a new
+    phase after the ones before it; None when `span` is None for a job."""
+    total = current = 0.0
+    for job in jobs:
+        seconds = span(job)
+        if seconds is None:
+            return None
+        if job.stonewall:
+            total += current
+            current = seconds
+        else:
+            current = max(current, seconds)
+    return total + current
+
+
 def duration(jobs: Sequence[FioJob]) -> float | None:
     """Seconds the jobs should run (ramp included); jobs run side by side unless a
     ``stonewall`` makes them wait. None when a job is not time based (it ends with its size)."""
-    total = current = 0.0
-    for job in jobs:
-        if job.runtime is None or not job.time_based:
-            return None
-        span = job.runtime + (job.ramp_time or 0.0)
-        if job.stonewall:
-            total += current
-            current = span
-        else:
-            current = max(current, span)
-    return total + current
+    return _in_phases(jobs, lambda j: None if j.runtime is None or not j.time_based
+                      else j.runtime + (j.ramp_time or 0.0))
+
+
+def _start_delay(job: FioJob) -> float:
+    text = job.options.get("startdelay", "0").split("-")[-1].strip() or "0"  # a range: its end
+    try:
+        return parse_fio_time(text)
+    except UnitError:
+        return 0.0
 
 
 def time_limit(jobs: Sequence[FioJob]) -> float | None:
     """Seconds the jobs may take at most once they start: each job's ``runtime`` (a cap
     whether or not the job is time based) plus its ramp and start delay, stonewalled phases
     one after another; None when a job has no runtime (it ends with its size)."""
-    total = current = 0.0
-    for job in jobs:
-        if job.runtime is None:
-            return None
-        delay = job.options.get("startdelay", "0").split("-")[-1].strip() or "0"
-        try:
-            start = parse_fio_time(delay)
-        except UnitError:
-            start = 0.0
-        span = job.runtime + (job.ramp_time or 0.0) + start
-        if job.stonewall:
-            total += current
-            current = span
-        else:
-            current = max(current, span)
-    return total + current
+    return _in_phases(jobs, lambda j: None if j.runtime is None
+                      else j.runtime + (j.ramp_time or 0.0) + _start_delay(j))
 
 
 def outstanding(jobs: Sequence[FioJob]) -> int:
