@@ -24,7 +24,7 @@ from ..errors import InputError, RunError, SafetyError
 from .safety import check_allowed, job_writes
 
 __all__ = ["DEFAULT_PORT", "Host", "parse_host", "read_clients", "unique", "check_reachable",
-           "check_remote_jobs", "server_argv"]
+           "check_remote_jobs", "check_bind", "server_argv"]
 
 #: fio's default server port.
 DEFAULT_PORT = 8765
@@ -156,20 +156,46 @@ def check_remote_jobs(jobs: Iterable[Any], *, destructive: bool) -> None:
                 "or pass --destructive")
 
 
-def server_argv(fio: str, bind: str, port: int = DEFAULT_PORT) -> list[str]:
-    """fio's command line for a server listening on `bind` (an IP address) and `port`.
-
-    Raises InputError when `bind` is not an IP address, or is a wildcard (0.0.0.0, ::):
-    fio's server has no authentication, so it must listen on one chosen address.
-    """
+def check_bind(bind: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The address `bind` names, when a fio server may listen on it: one private or loopback
+    unicast address. InputError (``--bind``) for anything else — not an IP address, a
+    wildcard (``0.0.0.0``, ``::``, and ``::ffff:0:0``, the IPv4 wildcard written as IPv6), a
+    multicast or broadcast address, a reserved one, or a public one (fio's server has no
+    authentication)."""
     try:
         addr = ipaddress.ip_address(bind)
     except ValueError:
         raise InputError(f"{bind!r} is not an IP address: bind the server to one address",
                          field="--bind") from None
-    if addr.is_unspecified:
-        raise InputError(f"{bind} listens on every interface; fio's server has no authentication: "
-                         "bind it to a private address", field="--bind")
+    inner = addr
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        inner = addr.ipv4_mapped  # ::ffff:a.b.c.d is a.b.c.d
+    why = None
+    if inner.is_unspecified or (inner.version == 4 and int(inner) >> 24 == 0):
+        why = "listens on every interface"
+    elif inner.is_multicast:
+        why = "is a multicast address"
+    elif inner.version == 4 and inner == ipaddress.IPv4Address("255.255.255.255"):
+        why = "is the broadcast address"
+    elif inner.is_loopback:
+        why = None
+    elif inner.is_reserved:
+        why = "is a reserved address"
+    elif not inner.is_private:
+        why = "is a public address"
+    if why:
+        raise InputError(f"{bind} {why}; fio's server has no authentication: bind it to one private "
+                         "address (10.x, 172.16-31.x, 192.168.x, fc00::/7, loopback, link-local)",
+                         field="--bind")
+    return addr
+
+
+def server_argv(fio: str, bind: str, port: int = DEFAULT_PORT) -> list[str]:
+    """fio's command line for a server listening on `bind` (see :func:`check_bind`) and `port`.
+
+    Raises InputError for an address :func:`check_bind` refuses or a port outside 1..65535.
+    """
+    addr = check_bind(bind)
     if not 0 < port < 65536:
         raise InputError(f"port {port} is not a TCP port (1..65535)", field="--port")
     kind = "ip6" if addr.version == 6 else "ip"
