@@ -5,6 +5,7 @@ command line's ``--name`` group, with units already resolved (bytes, seconds, IO
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,6 +16,7 @@ from .options import (
     FLAGS,
     KNOWN,
     MODELLED,
+    NON_STORAGE_ENGINES,
     RW_MODES,
     SYNC_ENGINES,
     canonical,
@@ -27,6 +29,7 @@ from .options import (
 __all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES", "LIMITS"]
 
 READ_MODES = frozenset({"read", "randread", "rw", "randrw"})
+_ZONES = re.compile(r"^\d+[zZ]$")
 
 #: the largest value iolab accepts for each count and size (fio's own ceilings where it has
 #: one: at most 4096 jobs; larger values describe no real run and would only make the
@@ -125,6 +128,12 @@ class FioJob:
         options = {canonical(str(k)): str(v) for k, v in self.options.items()}
         object.__setattr__(self, "options", MappingProxyType(options))
         object.__setattr__(self, "ignored", tuple(self.ignored))
+
+    @property
+    def storage_io(self) -> bool:
+        """False for engines whose IO is not storage IO (``cpuio``, ``net``, ``null``, ``exec``,
+        ``filecreate``...): such a job is not predicted as disk IO."""
+        return self.ioengine not in NON_STORAGE_ENGINES
 
     @property
     def synchronous(self) -> bool:
@@ -235,9 +244,14 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
                 hint = nearest(text, ENGINES)
                 raise fail(opt, f"unknown ioengine {text!r}" + (f"; nearest: {', '.join(hint)}" if hint else ""))
             job["ioengine"] = text
+            if text in NON_STORAGE_ENGINES:
+                ignored.append(f"ioengine={text} (no storage IO: not predicted as disk IO)")
         elif opt in ("direct", "buffered"):
             on = read(opt, parse_fio_bool)
             job["direct"] = on if opt == "direct" else not on
+        elif opt in ("size", "filesize") and _ZONES.match(text):
+            job[opt] = None  # a number of zones (zonemode): its bytes depend on the device
+            ignored.append(f"{opt}={text} (zones)")
         elif opt == "size":
             if text.endswith("%"):
                 job["size"] = None
