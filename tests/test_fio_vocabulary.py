@@ -93,3 +93,24 @@ def test_engines_without_storage_io_are_flagged(engine):
     assert not job.storage_io
     assert any("no storage IO" in i for i in job.ignored)
     assert one("[j]\nioengine=libaio\n").storage_io
+
+
+def test_jobs_without_storage_io_are_left_out_of_the_model_and_said_so(iolab, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("version: 1\nvolumes: {x: {device: {iops: 1000, read_latency: 1ms}}}\n"
+                    "jobs:\n  - {name: burn, ioengine: cpuio}\n  - {name: io, rw: randread, iodepth: 4, ioengine: libaio}\n")
+    alone = tmp_path / "alone.yaml"
+    alone.write_text("version: 1\nvolumes: {x: {device: {iops: 1000, read_latency: 1ms}}}\n"
+                     "jobs:\n  - {name: io, rw: randread, iodepth: 4, ioengine: libaio}\n")
+    r = iolab("check", path, "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert [j["name"] for j in doc["jobs"]] == ["io"]
+    assert "burn: ioengine=cpuio (no storage IO: not predicted as disk IO)" in doc["ignored"]
+    with_burn, without = iolab("predict", path, "--json").json(), iolab("predict", alone, "--json").json()
+    assert with_burn["iops"] == pytest.approx(without["iops"])
+    only = tmp_path / "only.yaml"
+    only.write_text("version: 1\nvolumes: {x: {device: {iops: 1000, read_latency: 1ms}}}\n"
+                    "jobs:\n  - {name: burn, ioengine: cpuio}\n  - {fio: 'fio --name=n --ioengine=null'}\n")
+    r = iolab("check", only)
+    assert r.code == 2 and "no job does storage IO" in r.err

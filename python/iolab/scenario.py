@@ -244,8 +244,12 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
                 raise UnknownIdError("volume", volume, volumes, file=file, field=f"{field}.volume")
         fio_jobs = _fio_jobs(entry, file, base, field, i)
         for fj in fio_jobs:
-            jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
             ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored)
+            if fj.storage_io:  # a cpuio, net, null, exec ... job is listed as ignored, not modelled
+                jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
+    if not jobs:
+        raise SchemaError("no job does storage IO (their ioengines burn CPU, use the network or do "
+                          "nothing): nothing to model", file=file, field="jobs")
     names = [j.name for j in jobs]
     for j in jobs:
         if names.count(j.name) > 1:
