@@ -1,4 +1,4 @@
-"""Safety rules of `iolab bench` (CONTRACT.md): decided before fio runs, nothing touched."""
+"""Safety rules of `iolab bench` (docs/bench.md): decided before fio runs, nothing touched."""
 
 from __future__ import annotations
 

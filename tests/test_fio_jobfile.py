@@ -23,7 +23,7 @@ def by_name(jobs: list[FioJob]) -> dict[str, FioJob]:
     return {j.name: j for j in jobs}
 
 
-# --- the performance guides' job files (FACTS.md part B) -----------------------------------
+# --- the performance guides' job files (sources in tests/data/fio/README.md) -----------------------------------
 
 def test_premium_storage_ds14_jobs():
     writer, reader = load("premium-storage-ds14.fio")

@@ -8,7 +8,7 @@ The pieces, each behind a small interface so tests can replace the machine:
   curve and finds its knee.
 - :class:`ProcessExecutor` runs fio (:class:`FakeExecutor` plays scripted runs);
   :class:`SystemProbe` reads the machine for the safety rules (:class:`FakeProbe`).
-- :func:`check_jobs` and :func:`inspect_target` apply the safety rules (CONTRACT.md);
+- :func:`check_jobs` and :func:`inspect_target` apply the safety rules (docs/bench.md);
   :class:`Workspace` names and removes a run's files.
 """
 

@@ -19,7 +19,7 @@ __all__ = ["predicted", "check_clients", "Row", "rows"]
 
 
 def predicted(scenario: Any, jobs: Sequence[FioJob]) -> dict[str, Any]:
-    """The predict JSON (CONTRACT.md) of `scenario` with its jobs replaced by `jobs` (same
+    """The predict JSON (docs/predict.md) of `scenario` with its jobs replaced by `jobs` (same
     order and names as the scenario's). Raises what prediction raises for a scenario it
     cannot model."""
     from ..prediction import predict

@@ -129,7 +129,7 @@ class RunRecord:
         return replace(self, run_id=run_id)
 
     def to_json(self) -> dict[str, Any]:
-        """The bench JSON of CONTRACT.md (measured figures, ``jobs``, ``run_id``, ...)."""
+        """The bench JSON of docs/bench.md (measured figures, ``jobs``, ``run_id``, ...)."""
         doc: dict[str, Any] = {"run_id": self.run_id, "status": self.status}
         if self.measured is not None:
             doc.update(self.measured.to_json())

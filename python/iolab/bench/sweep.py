@@ -2,7 +2,7 @@
 
 Several ``--sweep`` axes make a cartesian product (the first axis varies slowest). Each
 point is one run in the results database, grouped under one sweep id. The curve's knee
-(CONTRACT.md):
+is:
 
 - with a latency target: the point with the highest IOPS whose latency at the chosen
   percentile (p99 by default) meets the target;

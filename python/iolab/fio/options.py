@@ -11,7 +11,7 @@ Three kinds of names appear in a fio job file or command line:
 
 Anything else is not a fio option and is an error that names the nearest known option.
 
-Values follow fio's rules, not iolab's (CONTRACT.md, Units). Sizes and integers take fio's
+Values follow fio's rules, not iolab's (docs/units.md). Sizes and integers take fio's
 suffixes, whose meaning depends on ``kb_base`` as fio 3.x actually parses them: with the
 default ``kb_base=1024``, ``k``/``kb``/``K``/``KB`` (and ``Ki``) mean 1024 while ``KiB``
 means 1000; with ``kb_base=1000`` the meanings swap. (fio's HOWTO also lists ``ki``/``mi``
