@@ -61,7 +61,7 @@ def _write(tmp_path, name: str, doc) -> str:
     return str(path)
 
 
-FAST = settings(max_examples=30, deadline=None, derandomize=True,
+FAST = settings(max_examples=20, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
