@@ -35,7 +35,7 @@ WRITE_MODES = frozenset({"write", "randwrite", "rw", "readwrite", "randrw", "tri
 
 #: ioengines that act only on the job's own files through the kernel (or do no IO).
 ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "libaio",
-                     "posixaio", "mmap", "splice", "null", "cpuio"})
+                     "posixaio", "mmap", "splice", "null", "cpp_null", "cpuio"})
 
 #: job options a run may carry without --destructive.
 OPTIONS = frozenset("""
@@ -70,8 +70,10 @@ continue_on_error ignore_error exitall exitall_on_error exit_what
 verify do_verify verify_interval verify_offset verify_pattern verify_fatal verify_backlog
 verify_backlog_batch verify_async verify_only verify_write_sequence experimental_verify
 trim_percentage trim_backlog trim_backlog_batch trim_verify_zero
-steadystate steadystate_duration steadystate_ramp_time
-flow flow_id flow_sleep
+steadystate steadystate_duration steadystate_ramp_time steadystate_check_interval
+flow flow_id flow_sleep flow_watermark
+numa_cpu_nodes random_sequence_stride percentage_sequential ramp_size atomic dedupe_global
+error_dump end_syncfs priohint threads
 """.split())
 
 #: options that are harmless when switched off (``=0``), and only then.
