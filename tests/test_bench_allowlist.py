@@ -225,3 +225,17 @@ def test_jobs_of_the_same_name_keep_their_files_until_the_end(iolab, lab, direct
     sections = jobfile.split("\n\n")
     assert ["unlink=1" in s for s in sections] == [False, False, True]
     assert os.listdir(target) == []
+
+
+def test_the_docs_list_the_whole_allow_list():
+    import re
+
+    from conftest import ROOT
+    from iolab.bench import allowlist
+
+    text = (ROOT / "docs" / "bench.md").read_text()
+    listed = text.split("The complete list of options allowed without `--destructive`:", 1)[1]
+    allowed, off = listed.split("Allowed only switched off (`=0`):", 1)
+    off = off.split("\n\n", 1)[0]
+    assert set(re.findall(r"`([^`]+)`", allowed)) == set(allowlist.OPTIONS)
+    assert set(re.findall(r"`([^`]+)`", off)) == set(allowlist.OFF)
