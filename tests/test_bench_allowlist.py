@@ -239,3 +239,17 @@ def test_the_docs_list_the_whole_allow_list():
     off = off.split("\n\n", 1)[0]
     assert set(re.findall(r"`([^`]+)`", allowed)) == set(allowlist.OPTIONS)
     assert set(re.findall(r"`([^`]+)`", off)) == set(allowlist.OFF)
+
+
+@pytest.mark.parametrize("option", ["write_iolog=0", "read_iolog=0"])
+def test_a_file_option_named_0_is_not_switched_off(iolab, lab, option):
+    err = refused(iolab, lab, f"[o]\nrw=read\nsize=4k\n{option}\n")
+    assert f"'{option}'" in err
+
+
+def test_boolean_options_switched_off_are_harmless(iolab, lab, direct):
+    job = lab[1].parent / "off.fio"
+    job.write_text("[o]\nrw=write\nsize=64k\nunlink=0\ncreate_only=0\noverwrite=0\nverify_state_save=0\n")
+    r = iolab("bench", "run", job, "--target", lab[0], "--runtime", "200ms", *direct, "--db", lab[1].parent / "r.db")
+    assert r.code == 0, r.err
+    assert os.listdir(lab[0]) == []

@@ -76,10 +76,10 @@ numa_cpu_nodes random_sequence_stride percentage_sequential ramp_size atomic ded
 error_dump end_syncfs priohint threads
 """.split())
 
-#: options that are harmless when switched off (``=0``), and only then.
+#: boolean options that are harmless when switched off (``=0``), and only then (a file
+#: option such as ``write_iolog=0`` names a file ``0``: not here).
 OFF = frozenset({"unlink", "unlink_each_loop", "create_only", "overwrite", "fill_device",
-                 "file_append", "allow_mounted_write", "verify_state_save", "verify_dump",
-                 "write_iolog", "read_iolog"})
+                 "file_append", "allow_mounted_write", "verify_state_save", "verify_dump"})
 
 #: options that make a job change its files' data when they are on.
 WRITING = ("verify", "overwrite", "file_append")
