@@ -249,7 +249,7 @@ def test_a_file_option_named_0_is_not_switched_off(iolab, lab, option):
 
 def test_boolean_options_switched_off_are_harmless(iolab, lab, direct):
     job = lab[1].parent / "off.fio"
-    job.write_text("[o]\nrw=write\nsize=64k\nunlink=0\ncreate_only=0\noverwrite=0\nverify_state_save=0\n")
+    job.write_text("[o]\nrw=write\nsize=64k\nunlink=0\ncreate_only=0\nfill_device=0\nverify_state_save=0\n")
     r = iolab("bench", "run", job, "--target", lab[0], "--runtime", "200ms", *direct, "--db", lab[1].parent / "r.db")
     assert r.code == 0, r.err
     assert os.listdir(lab[0]) == []

@@ -57,7 +57,7 @@ zero_buffers refill_buffers scramble_buffers buffer_pattern buffer_compress_perc
 buffer_compress_chunk dedupe_percentage dedupe_mode dedupe_working_set_percentage
 fsync fdatasync end_fsync fsync_on_close sync sync_file_range
 invalidate pre_read fadvise_hint fallocate create_on_open create_serialize create_fsync
-allow_file_create
+allow_file_create overwrite file_append
 fixedbufs registerfiles sqthread_poll sqthread_poll_cpu hipri hipri_percentage
 userspace_reap nowait io_submit_mode force_async nonvectored
 cpus_allowed cpus_allowed_policy cpumask cpuload cpuchunks cpumode nice prio prioclass
@@ -78,8 +78,8 @@ error_dump end_syncfs priohint threads
 
 #: boolean options that are harmless when switched off (``=0``), and only then (a file
 #: option such as ``write_iolog=0`` names a file ``0``: not here).
-OFF = frozenset({"unlink", "unlink_each_loop", "create_only", "overwrite", "fill_device",
-                 "file_append", "allow_mounted_write", "verify_state_save", "verify_dump"})
+OFF = frozenset({"unlink", "unlink_each_loop", "create_only", "fill_device", "allow_mounted_write",
+                 "verify_state_save", "verify_dump"})
 
 #: options that make a job change its files' data when they are on.
 WRITING = ("verify", "overwrite", "file_append")
