@@ -113,10 +113,10 @@ def test_existing_file_is_refused_untouched_and_fio_never_runs(iolab, fake, tmp_
 
 
 def test_failed_fio_is_explained_and_stored(iolab, fake, tmp_path):
-    fake(FakeRun(returncode=1, stderr="fio: engine nosuch not loadable\nfio: failed to load engine\n"))
-    r = iolab("bench", "run", "--target", tmp_path, "--ioengine", "nosuch", "--db", tmp_path / "r.db")
+    fake(FakeRun(returncode=1, stderr="fio: engine io_uring not loadable\nfio: failed to load engine\n"))
+    r = iolab("bench", "run", "--target", tmp_path, "--ioengine", "io_uring", "--db", tmp_path / "r.db")
     assert r.code == 1
-    assert "ioengine nosuch is not available" in r.err and "--ioengine" in r.err
+    assert "ioengine io_uring is not available" in r.err and "--ioengine" in r.err
     assert ResultsStore(tmp_path / "r.db").load(1).status == "failed"
 
 

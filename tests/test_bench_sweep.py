@@ -201,3 +201,23 @@ def test_sweep_of_a_scenario_carries_the_prediction_at_every_point(iolab, monkey
     assert plot.read_text().lstrip().startswith("<?xml") and "predicted" in plot.read_text()
     r = iolab("bench", "run", scenario, "--target", tmp_path, "--sweep", "iodepth=1,4", "--db", tmp_path / "r.db")
     assert "predicted IOPS" in r.out and "1.00" in r.out  # the fake device behaves as predicted at QD 1
+
+
+@pytest.mark.parametrize("bind,why", [
+    ("::ffff:0:0", "every interface"), ("::ffff:0.0.0.0", "every interface"), ("0.0.0.0", "every interface"),
+    ("::", "every interface"), ("0.1.2.3", "every interface"),
+    ("224.0.0.1", "multicast"), ("239.1.2.3", "multicast"), ("ff02::1", "multicast"), ("::ffff:224.0.0.1", "multicast"),
+    ("255.255.255.255", "broadcast"), ("240.0.0.1", "reserved"),
+    ("8.8.8.8", "public"), ("2001:4860::8888", "public"), ("::ffff:8.8.8.8", "public"), ("100.64.0.1", "public"),
+])
+def test_server_binds_only_one_private_address(iolab, bind, why):
+    r = iolab("bench", "server", "--bind", bind, "--fio", "/nonexistent/fio")
+    assert r.code == 2 and r.err.startswith("error: --bind: ") and why in r.err, r.err
+
+
+@pytest.mark.parametrize("bind,arg", [("127.0.0.1", "ip:127.0.0.1"), ("192.168.1.10", "ip:192.168.1.10"),
+                                      ("172.16.0.1", "ip:172.16.0.1"), ("fd12::3", "ip6:fd12::3"),
+                                      ("::1", "ip6:::1"), ("169.254.1.1", "ip:169.254.1.1"),
+                                      ("::ffff:10.0.0.5", "ip6:::ffff:a00:5")])
+def test_private_addresses_are_served(bind, arg):
+    assert server_argv("fio", bind) == ["fio", f"--server={arg},8765"]

@@ -182,7 +182,7 @@ BAD = [
     ("[a]\nruntime=5parsecs\n", "[a].runtime", "not a fio time"),
     ("[a]\nrate_process=bursty\n", "[a].rate_process", "linear or poisson"),
     ("[a]\nkb_base=1023\n", "[a].kb_base", "1000 or 1024"),
-    ("[a]\nsize=${SIZE}\n", "[a].size", "$SIZE"),
+    ("[a]\nsize=${SIZE}\n", "[a].size", "${SIZE}"),
     ("[a]\noutput-format=json\n", "[a].output-format", "command-line switch"),
     ("[global]\niodepth=-1\n[a]\n", "[global].iodepth", "not a fio integer"),
     ("[a]\nfilesize=1g-2x\n", "[a].filesize", "unknown unit"),
@@ -281,13 +281,14 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _sizes = st.integers(min_value=1, max_value=1 << 40)
+_block_sizes = st.integers(min_value=1, max_value=1 << 31)  # iolab's ceiling for bs
 _times = st.one_of(st.none(), st.integers(min_value=0, max_value=10**6).map(float),
                    st.integers(min_value=1, max_value=10**9).map(lambda us: us / 1e6))
 _jobs = st.builds(
     FioJob,
     name=st.from_regex(r"[a-z][a-z0-9_.-]{0,12}", fullmatch=True).filter(lambda n: n != "global"),
     rw=st.sampled_from(["read", "write", "randread", "randwrite", "rw", "randrw", "trim", "trimwrite"]),
-    rwmixread=st.integers(0, 100), bs=_sizes, bs_write=st.one_of(st.none(), _sizes),
+    rwmixread=st.integers(0, 100), bs=_block_sizes, bs_write=st.one_of(st.none(), _block_sizes),
     iodepth=st.integers(1, 4096), numjobs=st.integers(1, 256),
     ioengine=st.sampled_from(["psync", "libaio", "io_uring", "sync", "windowsaio"]), direct=st.booleans(),
     size=st.one_of(st.none(), _sizes), filesize=st.one_of(st.none(), _sizes), nrfiles=st.integers(1, 64),

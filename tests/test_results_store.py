@@ -60,7 +60,7 @@ def test_schema_version_recorded_and_newer_refused(tmp_path):
     db.execute("INSERT INTO schema_version VALUES (?, 'later')", (SCHEMA_VERSION + 1,))
     db.commit()
     db.close()
-    with pytest.raises(RunError, match="upgrade iolab"):
+    with pytest.raises(InputError, match="upgrade iolab"):
         ResultsStore(path)
 
 

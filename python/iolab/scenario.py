@@ -18,7 +18,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
-from .schema import load_yaml, relative_files, top_level, validate
+from .inputs import read_text
+from .schema import MAX_DURATION, MAX_OPS, MAX_RATE, MAX_SIZE, MIN_OPS, MIN_RATE, load_yaml, relative_files, top_level, validate
 from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
 from .words import a
 
@@ -43,10 +44,11 @@ __all__ = [
     "parse_jobs",
 ]
 
-Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0)]
-Rate = Annotated[float, BeforeValidator(parse_rate), Field(gt=0)]
-OpsRate = Annotated[float, BeforeValidator(parse_ops_rate), Field(gt=0)]
-Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0)]
+# value ranges: see iolab.schema (MAX_SIZE ...)
+Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, le=MAX_SIZE)]
+Rate = Annotated[float, BeforeValidator(parse_rate), Field(gt=0), Field(ge=MIN_RATE, le=MAX_RATE)]
+OpsRate = Annotated[float, BeforeValidator(parse_ops_rate), Field(gt=0), Field(ge=MIN_OPS, le=MAX_OPS)]
+Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0, le=MAX_DURATION)]
 
 
 class _Model(BaseModel):
@@ -167,8 +169,11 @@ class Scenario:
     ignored: tuple[str, ...] = ()      # fio options accepted but not modelled, "job: option"
 
     def replace_jobs(self, jobs: tuple[ScenarioJob, ...]) -> "Scenario":
-        """The same scenario with other jobs (for sweeps)."""
-        return Scenario(self.file, self.clients, self.volumes, jobs, self.catalog, self.ignored)
+        """The same scenario with other jobs (for sweeps); RuleViolation when they hold more
+        IOs in flight than the model takes (:func:`check_outstanding`)."""
+        scenario = Scenario(self.file, self.clients, self.volumes, jobs, self.catalog, self.ignored)
+        check_outstanding(scenario)
+        return scenario
 
 
 _TOP = ("version", "clients", "volumes", "jobs", "catalog")
@@ -256,8 +261,12 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
                 io_sizes(fj)
             except InputError as e:
                 raise e.located(file=file, field=field) from None
-            jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
             ignored.extend(f"{fj.name}: {opt}" for opt in fj.ignored if opt not in MODELLED_OPTIONS)
+            if fj.storage_io:  # a cpuio, net, null, exec ... job is listed as ignored, not modelled
+                jobs.append(ScenarioJob(fj.name, volume or "", fj, field))
+    if not jobs:
+        raise SchemaError("no job does storage IO (their ioengines burn CPU, use the network or do "
+                          "nothing): nothing to model", file=file, field="jobs")
     names = [j.name for j in jobs]
     for j in jobs:
         if names.count(j.name) > 1:
@@ -282,9 +291,9 @@ def _fio_jobs(entry: dict, file: str, base: Path, field: str, index: int) -> lis
                 return parse_cmdline(value, source=f"{file}: {field}.fio")
             path = base / value
             try:
-                text = path.read_text()
-            except (OSError, UnicodeDecodeError) as e:
-                raise SchemaError(f"cannot read fio job file {value!r}: {getattr(e, 'strerror', None) or e}",
+                text = read_text(path, what="fio job file")
+            except InputError as e:
+                raise SchemaError(f"cannot read fio job file {value!r}: {e.message}",
                                   file=file, field=f"{field}.fio_file") from None
             return parse_jobfile(text, source=str(path))
         except InputError as e:
@@ -306,8 +315,24 @@ def _fio_jobs(entry: dict, file: str, base: Path, field: str, index: int) -> lis
 
 # ---------------------------------------------------------------------------------- rules
 
+#: the most IOs in flight a scenario may hold, over all jobs and clients: the model's cost
+#: grows with it, and no real client set keeps more in flight.
+MAX_OUTSTANDING = 100_000
+
+
+def check_outstanding(s: Scenario) -> None:
+    """RuleViolation (rule ``outstanding``) when the jobs × clients hold more IOs in flight
+    than :data:`MAX_OUTSTANDING`."""
+    total = sum(j.fio.outstanding for j in s.jobs) * s.clients.count
+    if total > MAX_OUTSTANDING:
+        raise RuleViolation("outstanding", f"{total} IOs in flight (numjobs × iodepth over the jobs, × "
+                            f"{s.clients.count} clients); iolab models at most {MAX_OUTSTANDING}",
+                            file=s.file, field="jobs")
+
+
 def check_rules(s: Scenario) -> None:
     """The constraint checks that belong to loading (each names its rule)."""
+    check_outstanding(s)
     cat, f = s.catalog, s.file
     vm = None
     if s.clients.vm is not None:

@@ -47,6 +47,7 @@ from annotated_types import Ge, Gt, Le
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from .errors import InputError, SchemaError, nearest
+from .inputs import check_yaml, read_bytes
 from .units import parse_duration, parse_ops_rate, parse_rate, parse_size
 
 __all__ = [
@@ -95,18 +96,25 @@ class UnitKind:
         return f"UnitKind({self.kind!r})"
 
 
-Size = Annotated[int, BeforeValidator(parse_size), UnitKind("size")]
+# Ranges: no real storage path comes near these bounds, and values past them only make the
+# model's arithmetic overflow or its simulation run forever.
+#: the largest size (1 ZiB), rate (1 PB/s), operation rate (10^12/s) and duration (a year).
+MAX_SIZE, MAX_RATE, MAX_OPS, MAX_DURATION = 2**70, 1e15, 1e12, 366 * 86400.0
+#: the smallest positive rate (1 byte/s), operation rate (one per 1000 s) and duration (1 ns).
+MIN_RATE, MIN_OPS, MIN_DURATION = 1.0, 1e-3, 1e-9
+
+Size = Annotated[int, BeforeValidator(parse_size), UnitKind("size"), Le(MAX_SIZE)]
 """Bytes, from ``4096``, ``4k``, ``4KiB``, ``4KB``, ``288GiB``; negative refused."""
 PositiveSize = Annotated[Size, Gt(0)]
-Rate = Annotated[float, BeforeValidator(parse_rate), UnitKind("rate")]
+Rate = Annotated[float, BeforeValidator(parse_rate), UnitKind("rate"), Le(MAX_RATE)]
 """Bytes/s, from ``200MB/s``, ``128MiB/s``, ``4000Mbit/s`` or a number of bytes/s."""
-PositiveRate = Annotated[Rate, Gt(0)]
-Ops = Annotated[float, BeforeValidator(parse_ops_rate), UnitKind("ops")]
+PositiveRate = Annotated[Rate, Gt(0), Ge(MIN_RATE)]
+Ops = Annotated[float, BeforeValidator(parse_ops_rate), UnitKind("ops"), Le(MAX_OPS)]
 """Operations/s, from ``5000``, ``5000/s``, ``5k``."""
-PositiveOps = Annotated[Ops, Gt(0)]
-Duration = Annotated[float, BeforeValidator(parse_duration), UnitKind("duration")]
+PositiveOps = Annotated[Ops, Gt(0), Ge(MIN_OPS)]
+Duration = Annotated[float, BeforeValidator(parse_duration), UnitKind("duration"), Le(MAX_DURATION)]
 """Seconds, from ``30``, ``500ms``, ``250us``, ``2m``."""
-PositiveDuration = Annotated[Duration, Gt(0)]
+PositiveDuration = Annotated[Duration, Gt(0), Ge(MIN_DURATION)]
 Fraction = Annotated[float, Ge(0), Le(1)]
 """A share between 0 and 1 inclusive."""
 
@@ -158,20 +166,17 @@ def load_yaml(path: str | Path) -> Any:
     """Read one YAML document from ``path`` and return its plain data.
 
     Errors (all :class:`SchemaError` with ``file`` set to ``path`` as given): the file is
-    missing, a directory or unreadable; its content is binary or not UTF-8; it is empty
+    missing, not a regular file (a directory, ``/dev/zero``, a FIFO), too large or
+    unreadable (:mod:`iolab.inputs`); it nests too deeply, its aliases expand too far or it
+    holds an over-long integer; its content is binary or not UTF-8; it is empty
     (or only comments); it has a syntax error (the message gives line and column) or a
     mapping with a duplicate key.
     """
     name = str(path)
-    p = Path(path)
-    if p.is_dir():
-        raise SchemaError("is a directory, not a file", file=name)
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise SchemaError("file not found", file=name) from None
-    except OSError as e:
-        raise SchemaError(f"cannot read the file ({e.strerror or e})", file=name) from None
+        data = read_bytes(path)
+    except InputError as e:
+        raise SchemaError(e.message, file=e.file) from None
     return parse_yaml(data, file=name)
 
 
@@ -188,6 +193,10 @@ def parse_yaml(content: str | bytes, *, file: str | None = None) -> Any:
                 file=file) from None
     else:
         text = content
+    try:
+        check_yaml(text, file=file)
+    except InputError as e:
+        raise SchemaError(e.message, file=file) from None
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as e:

@@ -122,6 +122,8 @@ def _fmt(x: float) -> str:
     """Four significant digits, no trailing zeros, no exponent for ordinary magnitudes."""
     if x == 0:
         return "0"
+    if not math.isfinite(x):
+        return "∞" if x > 0 else ("-∞" if x < 0 else "n/a")
     digits = max(0, 3 - int(math.floor(math.log10(abs(x)))))
     text = f"{x:.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -170,9 +172,13 @@ def format_ops(ops: float) -> str:
 
 def format_duration(seconds: float) -> str:
     """Print a duration in the unit that reads best: ``250 us``, ``6.613 ms``, ``30 s``, ``2 h``."""
+    if seconds is None:
+        return "n/a"
     s = float(seconds)
     if s == 0:
         return "0 s"
+    if not math.isfinite(s):
+        return f"{_fmt(s)} s"
     for unit, scale in (("ns", 1e-9), ("us", 1e-6), ("ms", 1e-3)):
         if abs(s) < scale * 999.95:
             return f"{_fmt(s / scale)} {unit}"

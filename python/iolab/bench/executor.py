@@ -125,7 +125,7 @@ class ProcessExecutor:
 
         def expire() -> None:
             expired.set()
-            self._stop(proc)
+            self._stop(proc, signal.SIGTERM)
 
         timer = threading.Timer(timeout, expire) if timeout is not None else None
         if timer is not None:
@@ -170,9 +170,10 @@ class ProcessExecutor:
         return Completed(proc.returncode, "".join(out_parts), b"".join(err_chunks).decode("utf-8", "replace"),
                          interrupted, time.monotonic() - started, expired.is_set() and not interrupted)
 
-    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
-        """SIGINT to the whole process group (fio then stops its jobs cleanly), SIGKILL after `grace`."""
-        for sig, wait in ((signal.SIGINT, self.grace), (signal.SIGKILL, self.grace)):
+    def _stop(self, proc: subprocess.Popen[bytes], first: int = signal.SIGINT) -> None:
+        """`first` (SIGINT; SIGTERM at the time limit) to the whole process group (fio then
+        stops its jobs cleanly), SIGKILL after `grace`."""
+        for sig, wait in ((first, self.grace), (signal.SIGKILL, self.grace)):
             try:
                 os.killpg(proc.pid, sig)
             except ProcessLookupError:

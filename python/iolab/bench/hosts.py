@@ -7,8 +7,8 @@ to the hosts named on its command line, and servers should listen on a private a
 
 Safety with remote hosts: iolab cannot inspect a remote target, so fio creates its files
 by name (``iolab-<token>.<host>.<job>...``) in the target directory there and removes them
-at the end (``unlink=1``); a job that names its own ``filename=`` may only read unless
-``--destructive`` is given.
+at the end (``unlink=1``); the same allow-list as a local run applies, and no job may name
+its own ``filename=`` unless ``--destructive`` is given.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, RunError, SafetyError
-from .safety import job_writes
+from .safety import check_allowed, job_writes
 
 __all__ = ["DEFAULT_PORT", "Host", "parse_host", "read_clients", "unique", "check_reachable",
-           "check_remote_jobs", "server_argv"]
+           "check_remote_jobs", "check_bind", "server_argv"]
 
 #: fio's default server port.
 DEFAULT_PORT = 8765
@@ -143,30 +143,61 @@ def check_reachable(hosts: Sequence[Host], *, timeout: float = 2.0,
 
 
 def check_remote_jobs(jobs: Iterable[Any], *, destructive: bool) -> None:
-    """The remote safety rule: a job that writes may not name its own ``filename=`` (iolab
-    cannot check the remote path) unless `destructive`. Raises SafetyError."""
+    """The remote safety rules, unless `destructive`: the same allow-list of engines and
+    options as a local run, and no ``filename=`` at all (iolab cannot see the remote path:
+    a write could hit data, a read could extend a file). Raises SafetyError."""
+    if destructive:
+        return
     for job in jobs:
-        if getattr(job, "filename", None) and job_writes(job) and not destructive:
+        check_allowed(job)
+        if getattr(job, "filename", None):
+            what = "writes to" if job_writes(job) else "names"
             raise SafetyError(
-                f"job {job.name!r} writes to filename={job.filename} on remote hosts, which iolab cannot "
+                f"job {job.name!r} {what} filename={job.filename} on remote hosts, which iolab cannot "
                 "check: drop filename= (iolab names its own files in the target directory) "
                 "or pass --destructive")
 
 
-def server_argv(fio: str, bind: str, port: int = DEFAULT_PORT) -> list[str]:
-    """fio's command line for a server listening on `bind` (an IP address) and `port`.
-
-    Raises InputError when `bind` is not an IP address, or is a wildcard (0.0.0.0, ::):
-    fio's server has no authentication, so it must listen on one chosen address.
-    """
+def check_bind(bind: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The address `bind` names, when a fio server may listen on it: one private or loopback
+    unicast address. InputError (``--bind``) for anything else — not an IP address, a
+    wildcard (``0.0.0.0``, ``::``, and ``::ffff:0:0``, the IPv4 wildcard written as IPv6), a
+    multicast or broadcast address, a reserved one, or a public one (fio's server has no
+    authentication)."""
     try:
         addr = ipaddress.ip_address(bind)
     except ValueError:
         raise InputError(f"{bind!r} is not an IP address: bind the server to one address",
                          field="--bind") from None
-    if addr.is_unspecified:
-        raise InputError(f"{bind} listens on every interface; fio's server has no authentication: "
-                         "bind it to a private address", field="--bind")
+    inner = addr
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        inner = addr.ipv4_mapped  # ::ffff:a.b.c.d is a.b.c.d
+    why = None
+    if inner.is_unspecified or (inner.version == 4 and int(inner) >> 24 == 0):
+        why = "listens on every interface"
+    elif inner.is_multicast:
+        why = "is a multicast address"
+    elif inner.version == 4 and inner == ipaddress.IPv4Address("255.255.255.255"):
+        why = "is the broadcast address"
+    elif inner.is_loopback:
+        why = None
+    elif inner.is_reserved:
+        why = "is a reserved address"
+    elif not inner.is_private:
+        why = "is a public address"
+    if why:
+        raise InputError(f"{bind} {why}; fio's server has no authentication: bind it to one private "
+                         "address (10.x, 172.16-31.x, 192.168.x, fc00::/7, loopback, link-local)",
+                         field="--bind")
+    return addr
+
+
+def server_argv(fio: str, bind: str, port: int = DEFAULT_PORT) -> list[str]:
+    """fio's command line for a server listening on `bind` (see :func:`check_bind`) and `port`.
+
+    Raises InputError for an address :func:`check_bind` refuses or a port outside 1..65535.
+    """
+    addr = check_bind(bind)
     if not 0 < port < 65536:
         raise InputError(f"port {port} is not a TCP port (1..65535)", field="--port")
     kind = "ip6" if addr.version == 6 else "ip"

@@ -8,25 +8,26 @@ Three steps, each pure:
    ``direct=1`` unless the job or ``--no-direct`` says otherwise, and a size when the job
    has none and fio lays out files.
 3. :func:`place` points the job at the target: files named by iolab in the target
-   directory (``filename_format``, removed by fio at the end with ``unlink=1``), or the
-   target file or device itself. Latency percentiles are always of the total latency
+   directory (``filename_format``), or the target file or device itself. The run removes
+   the files it created when it ends; fio's ``unlink=1`` is added only to a job whose
+   files no other job of the run names (so stonewalled phases can share a ``filename=``). Latency percentiles are always of the total latency
    (``lat_percentiles=1``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, UnitError
 from ..fio import FioJob
-from ..fio.options import RW_MODES, parse_fio_int, parse_fio_size
+from ..fio.job import LIMITS
+from ..fio.options import RW_MODES, parse_fio_int, parse_fio_size, parse_fio_time
 from .safety import Target, Workspace
 
 __all__ = ["DEFAULT_RUNTIME", "DEFAULT_SIZE", "SWEEP_AXES", "OVERRIDABLE", "Settings", "parse_option",
-           "override", "configure", "place", "place_remote", "duration", "outstanding"]
+           "override", "configure", "place", "place_remote", "private", "duration", "time_limit", "outstanding"]
 
 #: seconds a job runs when neither it nor ``--runtime`` says.
 DEFAULT_RUNTIME = 30.0
@@ -91,6 +92,8 @@ def parse_option(name: str, value: Any, *, field: str | None = None) -> Any:
     if number < low or (name == "rwmixread" and number > 100):
         raise InputError(f"{name} must be {'0..100' if name == 'rwmixread' else f'at least {low}'}, got {text!r}",
                          field=where)
+    if name in LIMITS and number > LIMITS[name]:
+        raise InputError(f"{name} must be at most {LIMITS[name]}, got {text!r}", field=where)
     return number
 
 
@@ -130,26 +133,27 @@ def _check_writable(path: str, what: str) -> None:
                          f"use a {what} without them", field="--target")
 
 
-def place(job: FioJob, target: Target, workspace: Workspace) -> FioJob:
-    """Point `job` at a local target (fio runs with the target directory as its cwd)."""
+def place(job: FioJob, target: Target, workspace: Workspace, *, private: bool = True) -> FioJob:
+    """Point `job` at a local target (fio runs with the target directory as its cwd).
+
+    `private`: no other job of the run uses the files fio names for this one (another job
+    of the same name would), so fio may remove them when the job ends (``unlink=1``).
+    Named files (``filename=``) are left for the run to remove at its end."""
     options = _own_options(job)
     if not target.is_directory:
         _check_writable(str(target.path), "path")
         return job.replace(directory=None, filename=_escape(str(target.path)), options=options)
     if job.filename is None:
         options["filename_format"] = workspace.filename_format
-        options["unlink"] = "1"
-    else:
-        named = [Path(p) for p in job.filename.replace("\\:", "\0").split(":") if p]
-        paths = {(target.path / str(p).replace("\0", ":")).resolve() for p in named}
-        if paths and paths <= set(workspace.created):
+        if private:
             options["unlink"] = "1"
     return job.replace(directory=None, options=options)
 
 
-def place_remote(job: FioJob, directory: str, workspace: Workspace) -> FioJob:
+def place_remote(job: FioJob, directory: str, workspace: Workspace, *, private: bool = True) -> FioJob:
     """Point `job` at a directory on a remote fio server: files named by iolab there, one
-    set per host (``$clientuid``), removed by fio at the end (``unlink=1``).
+    set per host (``$clientuid``), removed by fio at the end (``unlink=1``, when `private`:
+    no other job of the run has the same name).
 
     Raises InputError (``--target``) for a relative directory (a server's working directory
     is its own) or one with characters a job file cannot hold.
@@ -161,24 +165,55 @@ def place_remote(job: FioJob, directory: str, workspace: Workspace) -> FioJob:
     options = _own_options(job)
     if job.filename is None:
         options["filename_format"] = workspace.prefix + "$clientuid.$jobname.$jobnum.$filenum"
-        options["unlink"] = "1"
+        if private:
+            options["unlink"] = "1"
     return job.replace(directory=_escape(directory), options=options)
+
+
+def private(jobs: Sequence[FioJob]) -> list[bool]:
+    """For each job, whether no other job of `jobs` has its name (fio names a job's files
+    after it, so such a job's files are its own)."""
+    names = [j.name for j in jobs]
+    return [names.count(n) == 1 for n in names]
+
+
+def _in_phases(jobs: Sequence[FioJob], span: Callable[[FioJob], float | None]) -> float | None:
+    """The jobs' total of `span`: side by side, except that a ``stonewall`` starts a new
+    phase after the ones before it; None when `span` is None for a job."""
+    total = current = 0.0
+    for job in jobs:
+        seconds = span(job)
+        if seconds is None:
+            return None
+        if job.stonewall:
+            total += current
+            current = seconds
+        else:
+            current = max(current, seconds)
+    return total + current
 
 
 def duration(jobs: Sequence[FioJob]) -> float | None:
     """Seconds the jobs should run (ramp included); jobs run side by side unless a
     ``stonewall`` makes them wait. None when a job is not time based (it ends with its size)."""
-    total = current = 0.0
-    for job in jobs:
-        if job.runtime is None or not job.time_based:
-            return None
-        span = job.runtime + (job.ramp_time or 0.0)
-        if job.stonewall:
-            total += current
-            current = span
-        else:
-            current = max(current, span)
-    return total + current
+    return _in_phases(jobs, lambda j: None if j.runtime is None or not j.time_based
+                      else j.runtime + (j.ramp_time or 0.0))
+
+
+def _start_delay(job: FioJob) -> float:
+    text = job.options.get("startdelay", "0").split("-")[-1].strip() or "0"  # a range: its end
+    try:
+        return parse_fio_time(text)
+    except UnitError:
+        return 0.0
+
+
+def time_limit(jobs: Sequence[FioJob]) -> float | None:
+    """Seconds the jobs may take at most once they start: each job's ``runtime`` (a cap
+    whether or not the job is time based) plus its ramp and start delay, stonewalled phases
+    one after another; None when a job has no runtime (it ends with its size)."""
+    return _in_phases(jobs, lambda j: None if j.runtime is None
+                      else j.runtime + (j.ramp_time or 0.0) + _start_delay(j))
 
 
 def outstanding(jobs: Sequence[FioJob]) -> int:

@@ -8,10 +8,14 @@ made, maps fio's JSON into figures and stores the whole run in one transaction: 
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
+import stat
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +27,8 @@ from ..units import format_duration, format_ops, format_rate
 from .compare import predicted as predict_json
 from .executor import Completed, Executor, ProcessExecutor
 from .hosts import Host, check_reachable, check_remote_jobs
-from .jobs import Settings, configure, duration, outstanding, override, place, place_remote
+from .jobs import (Settings, configure, duration, outstanding, override, place, place_remote, private,
+                   time_limit)
 from .machine import describe
 from .measure import combine, measure, measure_jobs
 from .program import diagnose, fio_version
@@ -32,7 +37,12 @@ from .record import HostMeasure, RunRecord
 from .safety import Probe, SystemProbe, Target, Workspace, check_jobs, inspect_target
 from .store import ResultsStore
 
-__all__ = ["Request", "Bench", "summary_line"]
+__all__ = ["Request", "Bench", "summary_line", "host_timeout", "remove_leftovers"]
+
+#: seconds fio may take beyond the jobs' runtime (here or on a host) before it is stopped.
+HOST_GRACE = 60.0
+#: the slowest file layout (bytes/s) fio is allowed before it counts as stuck.
+SLOWEST_LAYOUT = 20e6
 
 
 @dataclass(frozen=True)
@@ -81,8 +91,9 @@ class Bench:
 
     def __init__(self, store: ResultsStore, *, executor: Executor | None = None, probe: Probe | None = None,
                  view: View | None = None, fio: str = "fio",
-                 reachable: Callable[[Sequence[Host]], None] = check_reachable):
+                 reachable: Callable[[Sequence[Host]], None] = check_reachable, margin: float = HOST_GRACE):
         self.reachable = reachable
+        self.margin = margin
         self.store = store
         self.executor = executor or ProcessExecutor()
         self.probe = probe or SystemProbe()
@@ -128,25 +139,27 @@ class Bench:
         version = self.version
         workspace = Workspace(target, created)
         machine = describe(target.path, self.probe)
-        final = [place(configure(j, settings, sized=target.is_directory), target, workspace) for j in jobs]
+        final = [place(configure(j, settings, sized=target.is_directory), target, workspace, private=own)
+                 for j, own in zip(jobs, private(jobs))]
         direct = any(j.direct for j in final)
         if target.is_directory and direct and not self.probe.direct_io(target.path, workspace.prefix + "probe"):
             raise RunError(diagnose("Invalid argument", fstype=machine.fstype, direct=True))
         jobfile = render_jobfile(final)
-        with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
-            argv = self._argv(Path(tmp), jobfile)
+        limit = host_timeout(final, self.margin)
+        with scratch() as tmp:
+            argv = self._argv(tmp, jobfile)
             started = _now()
             self.view.begin(_label(final), duration=duration(final), ramp=max((j.ramp_time or 0.0) for j in final),
                             outstanding=outstanding(final))
             try:
                 done = self.executor.run(argv, self.view.line if self.view.live else None,
-                                         cwd=target.path if target.is_directory else None)
+                                         cwd=target.path if target.is_directory else None, timeout=limit)
             finally:
                 workspace.cleanup()
             ended = _now()
-            text = _read(Path(tmp) / "out.json")
+            text = _read(tmp / "out.json")
         result, error = _parse(text)
-        status, error = _status(done, result, error, fstype=machine.fstype, direct=direct)
+        status, error = _status(done, result, error, fstype=machine.fstype, direct=direct, limit=limit)
         return RunRecord(
             status=status, started=started, ended=ended, jobfile=jobfile, fio_argv=tuple(argv),
             fio_version=version, host=machine.host, kernel=machine.kernel, target=str(target.path),
@@ -168,20 +181,21 @@ class Bench:
         settings = request.settings
         check_remote_jobs(jobs, destructive=settings.destructive)
         workspace = Workspace(Target(request.target, Path(request.target), "directory"))
-        final = [place_remote(configure(j, settings, sized=True), request.target, workspace) for j in jobs]
+        final = [place_remote(configure(j, settings, sized=True), request.target, workspace, private=own)
+                 for j, own in zip(jobs, private(jobs))]
         jobfile = render_jobfile(final)
         version = self.version
         self.reachable(request.hosts)
         hosts = request.hosts
-        with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
-            argvs = [self._argv(Path(tmp), jobfile, client=h.client_option(), out=f"host{i}.json")
+        with scratch() as tmp:
+            argvs = [self._argv(tmp, jobfile, client=h.client_option(), out=f"host{i}.json")
                      for i, h in enumerate(hosts)]
             started = _now()
             self.view.begin(f"{_label(final)} on {len(hosts)} hosts", duration=duration(final),
                             ramp=max((j.ramp_time or 0.0) for j in final), outstanding=outstanding(final) * len(hosts))
-            dones = self._run_all(argvs, host_timeout(final))
+            dones = self._run_all(argvs, host_timeout(final, self.margin))
             ended = _now()
-            texts = [_read(Path(tmp) / f"host{i}.json") for i in range(len(hosts))]
+            texts = [_read(tmp / f"host{i}.json") for i in range(len(hosts))]
         per_host: list[HostMeasure] = []
         results: list[FioResult] = []
         job_measures = []
@@ -238,20 +252,64 @@ class Bench:
         return out
 
 
-#: seconds a host may take beyond the jobs' duration before it counts as gone.
-HOST_GRACE = 60.0
-#: the slowest file layout (bytes/s) a host is allowed before it counts as gone.
-SLOWEST_LAYOUT = 20e6
-
-
-def host_timeout(jobs: Sequence[FioJob]) -> float | None:
-    """How long a host may take: the jobs' duration, plus :data:`HOST_GRACE`, plus laying out
-    their files at :data:`SLOWEST_LAYOUT`; None when the jobs are not time based."""
-    span = duration(jobs)
+def host_timeout(jobs: Sequence[FioJob], margin: float = HOST_GRACE) -> float | None:
+    """How long fio may run: the jobs' runtime, ramp and start delay (phases in turn), plus
+    `margin`, plus laying out their files at :data:`SLOWEST_LAYOUT`; None when a job has no
+    runtime."""
+    span = time_limit(jobs)
     if span is None:
         return None
     layout = sum((j.size or j.filesize or 0) * j.numjobs for j in jobs) / SLOWEST_LAYOUT
-    return span + HOST_GRACE + layout
+    return span + margin + layout
+
+
+#: the prefix of a run's scratch directory (job file, fio's output) in the temporary
+#: directory: ``iolab-run-<pid>-...``, so a later iolab can tell a dead run's leftovers.
+SCRATCH_PREFIX = "iolab-run-"
+
+
+@contextmanager
+def scratch() -> Iterator[Path]:
+    """A scratch directory for one run, removed at its end; leftovers of iolab processes
+    that died (``kill -9``) are removed first."""
+    remove_leftovers()
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as tmp:
+        yield Path(tmp)
+
+
+def remove_leftovers(directory: str | None = None) -> list[Path]:
+    """Remove the scratch directories of iolab processes that no longer run (owned by this
+    user); returns them. A process id that runs again keeps its directory."""
+    base = Path(directory or tempfile.gettempdir())
+    removed = []
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(SCRATCH_PREFIX):
+            continue
+        pid_text = entry.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        try:
+            st = entry.lstat()
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            continue
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or pid == os.getpid() or _alive(pid):
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _label(jobs: Sequence[FioJob]) -> str:
@@ -276,10 +334,14 @@ def _parse(text: str) -> tuple[FioResult | None, str | None]:
 
 
 def _status(done: Completed, result: FioResult | None, error: str | None, *, fstype: str | None,
-            direct: bool) -> tuple[str, str | None]:
-    """``ok``, ``failed`` or ``interrupted``, and the message that goes with it."""
+            direct: bool, limit: float | None = None) -> tuple[str, str | None]:
+    """``ok``, ``failed`` or ``interrupted``, and the message that goes with it; `limit` is
+    a local run's time limit (None: a host's)."""
     if done.interrupted:
         return "interrupted", "interrupted (Ctrl-C); fio was stopped and its files removed"
+    if done.timed_out and limit is not None:
+        return "failed", (f"fio was still running after its time limit of {limit:.0f} s (runtime, ramp and "
+                          "layout plus a margin): it was stopped (SIGTERM, then SIGKILL) and its files removed")
     if done.timed_out:
         return "failed", f"no result after {done.elapsed:.0f} s: the host stopped answering, fio was stopped"
     job_errors = [(j.name, j.error) for j in result.jobs if j.error] if result else []

@@ -1,24 +1,21 @@
 """What a benchmark may write, decided before fio starts (docs/bench.md).
 
-The rules:
+Without ``destructive`` a run does only what iolab can show to be harmless:
 
-- A run writes only to files it creates itself in a directory it is given, and removes
-  them afterwards (:class:`Workspace`).
-- Any write (rw = write, randwrite, rw/readwrite, randrw, trim, randtrim, trimwrite, or a
-  ``verify`` option) to an existing file, a block or character device, or a path outside
-  the target directory is refused with :class:`~iolab.errors.SafetyError` (exit 3) unless
-  ``destructive`` is set.
-- A block device that is mounted, used as swap, or whose partitions or holders (LVM, dm,
-  md) are mounted is refused for writes even when ``destructive`` is set.
-- Deleting or truncating counts as writing: the ``unlink``/``unlink_each_loop`` options and
-  the ioengines in :data:`DESTRUCTIVE_ENGINES`.
-- Options that make fio write or run something elsewhere (``write_*_log``,
-  ``write_iolog``, ``exec_prerun``/``exec_postrun``, ``opendir``) and ioengines that do not
-  act on the named files are treated like writes to a path iolab did not create.
-- Reading an existing file must not grow it: fio would extend a file smaller than the
-  job's ``size`` by writing to it, so that is refused too.
-- Symlinks are resolved before any check; paths may hold spaces or shell characters (fio
-  runs without a shell, in the target directory, so the path never enters a job file).
+- Its ioengine and every option are on the allow-list (:mod:`iolab.bench.allowlist`);
+  anything else (``read_iolog``, ``exec_prerun``, ``create_only``, ``ioengine=exec``, ...)
+  is refused with :class:`~iolab.errors.SafetyError` (exit 3), the option named.
+- Every path a job names (``filename=``) lies inside the target directory.
+- A job that writes (a write or trim mode, a mode iolab does not know, ``verify``,
+  ``overwrite``, ``unlink``...) touches only files the run creates itself, which the run
+  removes afterwards (:class:`Workspace`).
+- A read of an existing file stays inside it: fio would extend a file smaller than the
+  job's ``offset`` + ``size`` by writing to it.
+
+Always, even with ``destructive``: a block device that is mounted, used as swap, or whose
+partitions or holders (LVM, dm, md) are mounted is refused for writes. Symlinks are
+resolved before any check; paths may hold spaces or shell characters (fio runs without a
+shell, in the target directory, so the path never enters a job file).
 
 Reading the machine (file kinds, the mount table and ``mountinfo``, ``/proc/swaps``,
 ``/sys/class/block``) goes through :class:`Probe`; :class:`FakeProbe` stands in for it in
@@ -36,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import InputError, SafetyError
+from ..errors import InputError, SafetyError, UnitError
+from ..fio.options import parse_fio_size
+from . import allowlist
 
 __all__ = [
     "WRITE_MODES",
@@ -51,26 +50,20 @@ __all__ = [
     "Target",
     "inspect_target",
     "job_writes",
+    "check_allowed",
     "check_jobs",
     "Workspace",
 ]
 
 #: fio ``rw`` values that write (or trim) data.
-WRITE_MODES = frozenset({"write", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite"})
+WRITE_MODES = allowlist.WRITE_MODES
 
-#: ioengines that only touch the files a job names; any other engine that writes is refused
-#: without ``destructive`` because iolab cannot tell what it touches.
-FILE_ENGINES = frozenset({
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "libaio", "posixaio",
-    "mmap", "splice", "null", "falloc", "ftruncate", "filecreate", "filestat",
-})
+#: ioengines allowed without ``destructive`` (any other is refused: iolab cannot tell what
+#: it touches).
+FILE_ENGINES = allowlist.ENGINES
 
 #: ioengines that create, delete, truncate or allocate files whatever ``rw`` says.
 DESTRUCTIVE_ENGINES = frozenset({"filedelete", "dirdelete", "ftruncate", "falloc", "filecreate", "dircreate"})
-
-#: job options that write files or run programs outside the files a job names.
-_ELSEWHERE = ("write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
-              "write_iolog", "exec_prerun", "exec_postrun", "opendir")
 
 
 @dataclass(frozen=True)
@@ -306,19 +299,37 @@ def _opt(job: Any, name: str) -> Any:
     return value if value is not None else options.get(name)
 
 
-def _truthy(value: Any) -> bool:
-    return value is not None and str(value).strip().lower() not in ("0", "none", "false", "no")
+def _options(job: Any) -> Mapping[str, Any]:
+    return getattr(job, "options", None) or {}
 
 
 def job_writes(job: Any) -> bool:
-    """True when the fio job changes data: its rw mode writes or trims, it verifies, it
-    unlinks its files, or its ioengine creates, deletes or truncates files."""
-    rw = str(_opt(job, "rw") or "read").split(":")[0].strip().lower()
+    """True when the fio job changes data: its rw mode writes or trims (or is one iolab does
+    not know), it verifies, overwrites or appends, it unlinks its files, or its ioengine
+    creates, deletes or truncates files."""
+    rw = str(_opt(job, "rw") or "read")
     engine = str(_opt(job, "ioengine") or "psync").strip().lower()
-    options: Mapping[str, Any] = getattr(job, "options", None) or {}
-    return (rw in WRITE_MODES or _truthy(options.get("verify"))
-            or any(_truthy(options.get(o)) for o in ("unlink", "unlink_each_loop"))
+    options = _options(job)
+    return (allowlist.writes(rw, options)
+            or any(o in options and not allowlist.is_off(options[o]) for o in ("unlink", "unlink_each_loop"))
             or engine in DESTRUCTIVE_ENGINES)
+
+
+def check_allowed(job: Any) -> None:
+    """Refuse (SafetyError, exit 3) a job whose ioengine or an option is not on the
+    allow-list (:mod:`iolab.bench.allowlist`), naming it."""
+    name = getattr(job, "name", "job")
+    engine = str(_opt(job, "ioengine") or "psync").strip()
+    if engine.lower() not in allowlist.ENGINES:
+        raise SafetyError(
+            f"job {name!r}: ioengine {engine!r} is not on bench's allow-list "
+            f"({', '.join(sorted(allowlist.ENGINES))}): iolab cannot tell what it touches; "
+            "use one of those or pass --destructive")
+    option = allowlist.refused_option(_options(job))
+    if option is not None:
+        raise SafetyError(
+            f"job {name!r}: option {option!r} is not on bench's allow-list: it may read, write or run "
+            "something outside the files iolab creates; remove it or pass --destructive")
 
 
 def _split_filenames(value: str) -> list[str]:
@@ -369,32 +380,61 @@ def _job_paths(job: Any, target: Target) -> list[Path]:
     return [Path(os.path.realpath(target.path / name)) for name in _split_filenames(str(filename))]
 
 
+def _bytes(job: Any, option: str, have: int) -> int:
+    """A size option of `job` in bytes (a percentage is of `have`); 0 when unset."""
+    text = str(_options(job).get(option) or "").strip()
+    if not text:
+        return 0
+    try:
+        if text.endswith("%"):
+            return int(have * float(text[:-1]) / 100)
+        kb_base = int(str(_options(job).get("kb_base") or "1024").strip())
+        return parse_fio_size(text, kb_base if kb_base in (1000, 1024) else 1024)
+    except (ValueError, UnitError):
+        raise SafetyError(f"job {getattr(job, 'name', 'job')!r}: cannot tell which bytes {option}={text} "
+                          "reads; write it in bytes or pass --destructive") from None
+
+
+def _outside_file(job: Any, path: Path, have: int) -> str | None:
+    """Why reading `job`'s region of the existing file `path` (`have` bytes) would make fio
+    extend it, or None when the region lies inside the file."""
+    clones = max(int(_opt(job, "numjobs") or 1), 1)
+    start = _bytes(job, "offset", have) + _bytes(job, "offset_increment", have) * (clones - 1)
+    size_text = str(_options(job).get("size") or "").strip()
+    length = _bytes(job, "size", have) if size_text.endswith("%") else (_opt(job, "size") or _opt(job, "filesize"))
+    if length is None:
+        length = have - start
+    if length < 0 or start + length > have or (start >= have and start > 0):
+        return (f"reads bytes {start}..{start + max(length, 0)} of {path}, which holds {have}: fio would extend "
+                "the file by writing to it; keep offset and size within the file or pass --destructive")
+    return None
+
+
 def check_jobs(target: Target, jobs: Iterable[Any], *, destructive: bool = False,
                probe: Probe | None = None) -> list[Path]:
     """Apply the safety rules to `jobs` run against `target`; return the new paths named.
 
-    The returned paths are explicit ``filename=`` paths that do not exist yet: fio will
-    create them, and the run must remove them afterwards. Raises SafetyError (exit 3) when
-    a rule refuses the run; nothing has been touched then.
+    Without `destructive` only what is on the allow-list runs (:func:`check_allowed`), every
+    path a job names lies inside a target directory, a job that writes touches only files
+    the run creates, and a read of an existing file stays inside it. The returned paths are
+    explicit ``filename=`` paths that do not exist yet: fio will create them, and the run
+    removes them afterwards. Raises SafetyError (exit 3) when a rule refuses the run;
+    nothing has been touched then.
     """
     probe = probe or SystemProbe()
     created: list[Path] = []
     for job in jobs:
         name = getattr(job, "name", "job")
         writes = job_writes(job)
-        options: Mapping[str, Any] = getattr(job, "options", None) or {}
-        engine = str(_opt(job, "ioengine") or "psync").strip().lower()
-        if writes and not destructive and engine not in FILE_ENGINES:
-            raise SafetyError(
-                f"job {name!r}: ioengine {engine!r} may write outside the files iolab creates; "
-                "use a file ioengine (psync, libaio, io_uring, ...) or pass --destructive")
-        for option in _ELSEWHERE:
-            if option in options and not destructive:
-                raise SafetyError(
-                    f"job {name!r}: option {option!r} makes fio write or run something outside "
-                    "the files iolab creates; remove it or pass --destructive")
+        if not destructive:
+            check_allowed(job)
         for path in _job_paths(job, target):
             kind = probe.kind(path)
+            if (not destructive and target.is_directory and path != target.path
+                    and target.path not in path.parents):
+                raise SafetyError(
+                    f"job {name!r}: filename {path} lies outside the target directory {target.path}; "
+                    "refused without --destructive")
             if kind in ("block", "char"):
                 if not writes:
                     continue
@@ -409,30 +449,25 @@ def check_jobs(target: Target, jobs: Iterable[Any], *, destructive: bool = False
                         f"job {name!r} writes to device {path}: that destroys the data on it; "
                         "pass --destructive if you mean it")
             elif kind == "file":
+                if path in created:
+                    continue
                 if writes and not destructive:
                     raise SafetyError(
                         f"job {name!r} writes to existing file {path}, which iolab did not create; "
                         "aim --target at a directory (iolab creates its own files there) "
                         "or pass --destructive")
-                wanted = _opt(job, "size") or _opt(job, "filesize")
                 have = _size(path)
-                if not destructive and isinstance(wanted, int) and have is not None and wanted > have:
-                    raise SafetyError(
-                        f"job {name!r} wants {wanted} bytes of {path}, which holds {have}: fio would extend "
-                        "the file by writing to it; use a --size of at most the file's size "
-                        "(or none) or pass --destructive")
+                reason = None if destructive or have is None else _outside_file(job, path, have)
+                if reason:
+                    raise SafetyError(f"job {name!r} {reason}")
             elif kind == "directory":
                 raise InputError(f"job {name!r}: filename {path} is a directory", field="filename")
             elif kind == "missing":
-                if target.is_directory and target.path not in path.parents:
-                    if writes and not destructive:
-                        raise SafetyError(
-                            f"job {name!r}: filename {path} lies outside the target directory "
-                            f"{target.path}; refused without --destructive")
-                created.append(path)
-            else:
-                if writes and not destructive:
-                    raise SafetyError(f"job {name!r}: {path} is not a regular file; refused without --destructive")
+                if path not in created:
+                    created.append(path)
+            elif not destructive:
+                raise SafetyError(f"job {name!r}: {path} is not a regular file or a device; "
+                                  "refused without --destructive")
     return created
 
 

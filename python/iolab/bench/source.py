@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..fio import FioJob, parse_jobfile
+from ..inputs import read_text
 from ..units import parse_duration
 from .hosts import Host, parse_host, read_clients, unique
 
@@ -40,10 +41,7 @@ def load_jobs(source: Path | None, catalog: list[Path], volume: str | None) -> t
         return (FioJob(name="bench"),), None
     if source.suffix.lower() in (".yaml", ".yml"):
         return scenario_jobs(source, catalog, volume)
-    try:
-        text = source.read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"cannot read the job file: {getattr(e, 'strerror', None) or e}", file=str(source)) from None
+    text = read_text(source, what="job file")
     return tuple(parse_jobfile(text, source=str(source))), None
 
 
@@ -51,10 +49,7 @@ def load_hosts(clients: list[str], clients_file: Path | None) -> tuple[Host, ...
     """The ``--client`` hosts then the clients file's, each once."""
     hosts = [parse_host(c) for c in clients]
     if clients_file is not None:
-        try:
-            text = clients_file.read_text()
-        except OSError as e:
-            raise InputError(f"cannot read it: {e.strerror}", file=str(clients_file)) from None
+        text = read_text(clients_file, what="clients file")
         hosts += read_clients(text, file=str(clients_file))
     return tuple(unique(hosts))
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import stat
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -24,7 +27,8 @@ from typing import Any
 from ..errors import InputError, RunError
 from .record import LATENCY_KEYS, Figures, HostMeasure, JobMeasure, Measured, RunRecord
 
-__all__ = ["SCHEMA_VERSION", "MIGRATIONS", "default_path", "RunSummary", "ResultsStore"]
+__all__ = ["SCHEMA_VERSION", "MIGRATIONS", "LOCK_WAIT", "LOCK_ATTEMPTS", "default_path", "RunSummary",
+           "ResultsStore"]
 
 _V1 = """
 CREATE TABLE sweeps (
@@ -148,29 +152,150 @@ def _measured(rows: Iterable[sqlite3.Row]) -> Measured | None:
     return Measured(figs["total"], figs.get("read"), figs.get("write"))
 
 
+#: seconds one attempt waits for a database another process holds locked, and the attempts.
+LOCK_WAIT = 10.0
+LOCK_ATTEMPTS = 6
+
+_TABLES = ("schema_version", "sweeps", "runs", "run_hosts", "jobs", "measurements")
+
+
+def _locked(error: sqlite3.OperationalError) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def _check_id(value: int, field: str) -> None:
+    """An id SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise InputError(f"{value} is not a run id (ids are whole numbers from 1 to {2**63 - 1})", field=field)
+
+
+def _json_value(text: Any, column: str) -> Any:
+    if not isinstance(text, str):
+        raise ValueError(f"column {column} holds {str(text)[:40]!r}, not JSON text")
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ValueError(f"column {column} holds {text[:40]!r}, which is not JSON") from None
+
+
+def _json_object(text: Any, column: str) -> dict[str, Any]:
+    value = _json_value(text, column)
+    if not isinstance(value, dict):
+        raise ValueError(f"column {column} holds {str(text)[:40]!r}, not a JSON object")
+    return value
+
+
+def _json_list(text: Any, column: str) -> list[Any]:
+    value = _json_value(text, column)
+    if not isinstance(value, list):
+        raise ValueError(f"column {column} holds {str(text)[:40]!r}, not a JSON list")
+    return value
+
+
 class ResultsStore:
     """A results database at `path` (created with its directory when missing).
 
-    Raises RunError when the file is not a database iolab can use (another program's file,
-    a newer schema than this iolab knows).
+    It trusts nothing it finds there: an existing file must be an iolab results database
+    (SQLite, a ``schema_version`` table of whole numbers no newer than this iolab, every
+    table present); anything else — another program's SQLite file, an empty file, a newer or
+    damaged schema — raises InputError (exit 2) naming the file, and the file is left as it
+    was. Values read back that do not fit (text that is not JSON, ...) raise InputError
+    naming the run.
+
+    A database locked by another process is waited for (`lock_wait` seconds per attempt,
+    `attempts` times, each wait reported through `on_wait`); a run that still cannot be
+    saved is written to a side file (:meth:`save`).
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None):
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, lock_wait: float = LOCK_WAIT,
+                 attempts: int = LOCK_ATTEMPTS, on_wait: Callable[[str], None] | None = None):
         self.path = Path(path) if path is not None else default_path()
-        if self.path.is_dir():
-            raise InputError("is a directory; name a database file (e.g. results.db in it)", file=str(self.path))
+        self.lock_wait = lock_wait
+        self.attempts = max(1, attempts)
+        self.on_wait = on_wait or (lambda message: print(message, file=sys.stderr))
+        existed = self._check_file()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=lock_wait, isolation_level=None)
         except (OSError, sqlite3.Error) as e:
             raise RunError(f"cannot open results database {self.path}: {e}") from e
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA foreign_keys = ON")
         try:
+            self._db.execute("PRAGMA foreign_keys = ON")
+            if existed:
+                self._verify()
             self._migrate()
+        except InputError:
+            self._db.close()
+            raise
+        except sqlite3.OperationalError as e:
+            self._db.close()
+            if _locked(e):
+                raise RunError(f"results database {self.path} is locked by another process: {e}; try again "
+                               "when it is done") from None
+            raise self._bad(f"not an iolab results database ({e})") from None
         except sqlite3.DatabaseError as e:
             self._db.close()
-            raise InputError(f"not an iolab results database ({e})", file=str(self.path)) from e
+            raise self._bad(f"not an iolab results database ({e})") from None
+
+    def _bad(self, message: str) -> InputError:
+        return InputError(message, file=str(self.path))
+
+    def _check_file(self) -> bool:
+        """Whether the file exists; InputError when it exists but cannot be an iolab database."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        except OSError as e:
+            raise self._bad(f"cannot read it ({e.strerror or e})") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise self._bad("not a regular file; --db names a results database file")
+        if st.st_size == 0:
+            raise self._bad("an empty file, not an iolab results database: iolab does not turn it into one; "
+                            "remove it or name another --db")
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(16)
+        except OSError as e:
+            raise self._bad(f"cannot read it ({e.strerror or e})") from None
+        if head != b"SQLite format 3\x00":
+            raise self._bad("not an iolab results database (not an SQLite file); name another --db")
+        return True
+
+    def _verify(self) -> None:
+        """An existing SQLite file: refuse another program's database, a newer schema, a
+        damaged one (a non-integer version, a missing table)."""
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_version" not in tables:
+            listed = ", ".join(sorted(tables)[:6]) or "none"
+            raise self._bad(f"another program's SQLite database (tables: {listed}), not an iolab results "
+                            "database: iolab leaves it alone; name another --db")
+        versions = [r[0] for r in self._db.execute("SELECT version FROM schema_version")]
+        for v in versions:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise self._bad(f"damaged results database: schema_version holds {str(v)[:40]!r}, not a whole number")
+        current = max(versions, default=0)
+        if current > SCHEMA_VERSION:
+            raise self._bad(f"schema version {current}; this iolab knows up to {SCHEMA_VERSION}: upgrade iolab")
+        if current == SCHEMA_VERSION:
+            missing = [t for t in _TABLES if t not in tables]
+            if missing:
+                raise self._bad(f"damaged results database: table {missing[0]} is missing")
+
+    @contextmanager
+    def _reading(self, run_id: int | None = None) -> Iterator[None]:
+        """Turn what a damaged or foreign database does to a read into InputError naming the run."""
+        where = f"run {run_id}: " if run_id is not None else ""
+        try:
+            yield
+        except sqlite3.OperationalError as e:
+            if _locked(e):
+                raise RunError(f"results database {self.path} is locked by another process; try again") from None
+            raise self._bad(f"{where}damaged results database ({e})") from None
+        except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+            raise self._bad(f"{where}damaged results database: {e}") from None
 
     def close(self) -> None:
         self._db.close()
@@ -205,8 +330,7 @@ class ResultsStore:
             db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied TEXT NOT NULL)")
             current = self.version
             if current > SCHEMA_VERSION:
-                raise RunError(f"{self.path} has schema version {current}; this iolab knows up to "
-                               f"{SCHEMA_VERSION}: upgrade iolab")
+                raise self._bad(f"schema version {current}; this iolab knows up to {SCHEMA_VERSION}: upgrade iolab")
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[version].split(";"):
                     if statement.strip():
@@ -233,7 +357,41 @@ class ResultsStore:
             db.execute("UPDATE sweeps SET knee = ? WHERE id = ?", (json.dumps(knee), sweep_id))
 
     def save(self, record: RunRecord) -> int:
-        """Write one run with all its jobs and measurements in one transaction; returns its id."""
+        """Write one run with all its jobs and measurements in one transaction; returns its id.
+
+        While another process holds the database locked, waits and tries again (up to
+        `attempts` times, saying so through `on_wait`); if it stays locked, the run is written
+        as JSON to a side file beside the database and RunError says where."""
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return self._save(record)
+            except sqlite3.OperationalError as e:
+                if not _locked(e):
+                    raise
+                if attempt < self.attempts:
+                    self.on_wait(f"results database {self.path} is locked by another process; waiting "
+                                 f"(attempt {attempt + 1} of {self.attempts})")
+        side = self._side_file(record)
+        raise RunError(f"results database {self.path} stayed locked by another process; the run was not "
+                       f"stored there but written to {side} (the measured figures, the job file and where it ran)")
+
+    def _side_file(self, record: RunRecord) -> Path:
+        doc = record.to_json()
+        doc.update(jobfile=record.jobfile, fio_argv=list(record.fio_argv))
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        text = json.dumps(doc, indent=2, default=str) + "\n"
+        for directory in (self.path.parent, Path(tempfile.gettempdir())):
+            side = directory / f"{self.path.name}.unsaved-run-{stamp}.json"
+            try:
+                with open(side, "x") as f:
+                    f.write(text)
+                return side
+            except OSError:
+                continue
+        raise RunError(f"results database {self.path} stayed locked, and no side file could be written: "
+                       f"the run is lost; its figures: {json.dumps(doc.get('iops'))} IOPS")
+
+    def _save(self, record: RunRecord) -> int:
         with self._transaction() as db:
             cur = db.execute(
                 "INSERT INTO runs (status, started, ended, jobfile, fio_argv, fio_version, host, kernel,"
@@ -261,6 +419,7 @@ class ResultsStore:
 
     def delete(self, run_id: int) -> None:
         """Delete a run and everything stored with it. Raises InputError for an unknown id."""
+        _check_id(run_id, "ID")
         with self._transaction() as db:
             if db.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount == 0:
                 raise InputError(f"no run with id {run_id} in {self.path}", field="ID")
@@ -269,10 +428,13 @@ class ResultsStore:
     # -- reading ---------------------------------------------------------------------------
 
     def ids(self) -> list[int]:
-        return [r[0] for r in self._db.execute("SELECT id FROM runs ORDER BY id")]
+        with self._reading():
+            return [int(r[0]) for r in self._db.execute("SELECT id FROM runs ORDER BY id")]
 
     def summaries(self, *, sweep_id: int | None = None, limit: int | None = None) -> list[RunSummary]:
         """Runs newest first (all of a sweep when `sweep_id` is given), with their totals."""
+        if sweep_id is not None:
+            _check_id(sweep_id, "--sweep")
         where, args = ("WHERE r.sweep_id = ?", [sweep_id]) if sweep_id is not None else ("", [])
         sql = (
             "SELECT r.id, r.status, r.started, r.target, r.host, r.sweep_id, r.params,"
@@ -288,13 +450,25 @@ class ResultsStore:
         )
         if limit is not None:
             sql += " LIMIT ?"
-            args.append(limit)
-        return [RunSummary(r["id"], r["status"], r["started"], r["target"], r["host"], r["sweep_id"],
-                           json.loads(r["params"]), r["jobnames"] or "", r["iops"], r["bw"], r["lat"])
-                for r in self._db.execute(sql, args)]
+            args.append(min(limit, 2**63 - 1))
+        out = []
+        with self._reading():
+            rows = self._db.execute(sql, args).fetchall()
+        for r in rows:
+            with self._reading(r["id"]):
+                out.append(RunSummary(int(r["id"]), str(r["status"]), str(r["started"]), r["target"], r["host"],
+                                      r["sweep_id"], _json_object(r["params"], "params"), r["jobnames"] or "",
+                                      r["iops"], r["bw"], r["lat"]))
+        return out
 
     def load(self, run_id: int) -> RunRecord:
-        """The full record of a run. Raises InputError for an unknown id."""
+        """The full record of a run. Raises InputError for an unknown id, or naming the run
+        when what is stored does not fit."""
+        _check_id(run_id, "ID")
+        with self._reading(run_id):
+            return self._load(run_id)
+
+    def _load(self, run_id: int) -> RunRecord:
         r = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if r is None:
             raise InputError(f"no run with id {run_id} in {self.path}", field="ID")
@@ -313,20 +487,24 @@ class ResultsStore:
         )
         return RunRecord(
             status=r["status"], started=r["started"], ended=r["ended"], jobfile=r["jobfile"],
-            fio_argv=tuple(json.loads(r["fio_argv"])), fio_version=r["fio_version"], host=r["host"],
+            fio_argv=tuple(str(a) for a in _json_list(r["fio_argv"], "fio_argv")), fio_version=r["fio_version"],
+            host=r["host"],
             kernel=r["kernel"], target=r["target"], fstype=r["fstype"], mount_options=r["mount_options"],
             measured=_measured(by_job.get(None, ())), jobs=jobs, hosts=hosts,
-            params=json.loads(r["params"]), predicted=None if r["predicted"] is None else json.loads(r["predicted"]),
+            params=_json_object(r["params"], "params"),
+            predicted=None if r["predicted"] is None else _json_object(r["predicted"], "predicted"),
             scenario=r["scenario"], error=r["error"], sweep_id=r["sweep_id"], run_id=r["id"],
         )
 
     def sweep(self, sweep_id: int) -> dict[str, Any]:
         """A sweep's axes and knee. Raises InputError for an unknown id."""
-        r = self._db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
-        if r is None:
-            raise InputError(f"no sweep with id {sweep_id} in {self.path}", field="--sweep-id")
-        return {"sweep_id": r["id"], "created": r["created"], "axes": json.loads(r["axes"]),
-                "knee": None if r["knee"] is None else json.loads(r["knee"])}
+        _check_id(sweep_id, "--sweep-id")
+        with self._reading():
+            r = self._db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
+            if r is None:
+                raise InputError(f"no sweep with id {sweep_id} in {self.path}", field="--sweep-id")
+            return {"sweep_id": r["id"], "created": r["created"], "axes": _json_object(r["axes"], "axes"),
+                    "knee": None if r["knee"] is None else _json_object(r["knee"], "knee")}
 
     def measurement_rows(self, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Flat rows (one per figure) for export: run, job, host, direction, metric, value, unit."""
@@ -335,10 +513,13 @@ class ResultsStore:
                " JOIN runs r ON r.id = m.run_id LEFT JOIN jobs j ON j.id = m.job_id")
         args: list[Any] = []
         if run_ids:
+            for i in run_ids:
+                _check_id(i, "ID")
             sql += f" WHERE m.run_id IN ({','.join('?' * len(run_ids))})"
             args = list(run_ids)
         sql += " ORDER BY m.run_id, j.position, m.host, m.rowid"
-        return [dict(r) for r in self._db.execute(sql, args)]
+        with self._reading():
+            return [dict(r) for r in self._db.execute(sql, args)]
 
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check`` answer (``ok`` when sound)."""

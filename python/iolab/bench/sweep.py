@@ -23,6 +23,9 @@ from .record import RunRecord
 
 __all__ = ["GROWTH", "parse_axes", "points", "percentile_key", "Point", "find_knee", "Sweep", "run_sweep"]
 
+#: the most points one sweep runs.
+MAX_POINTS = 1000
+
 #: IOPS growth below which, with latency still growing, the curve has passed its knee.
 GROWTH = 0.10
 
@@ -31,7 +34,8 @@ def parse_axes(texts: Sequence[str]) -> dict[str, list[Any]]:
     """``["iodepth=1,2,4", "numjobs=1,4"]`` into ``{"iodepth": [1, 2, 4], "numjobs": [1, 4]}``.
 
     Values are read with fio's rules (``bs=4k,64k`` in bytes). Raises InputError (field
-    ``--sweep``) for an unknown axis, a repeated one, a bad or repeated value.
+    ``--sweep``) for an unknown axis, a repeated one, a bad or repeated value, or more than
+    :data:`MAX_POINTS` points.
     """
     axes: dict[str, list[Any]] = {}
     for text in texts:
@@ -47,6 +51,11 @@ def parse_axes(texts: Sequence[str]) -> dict[str, list[Any]]:
         if len(set(parsed)) != len(parsed):
             raise InputError(f"{name} repeats a value: {values}", field="--sweep")
         axes[name] = parsed
+    count = 1
+    for values in axes.values():
+        count *= len(values)
+    if count > MAX_POINTS:
+        raise InputError(f"{count} points; a sweep runs at most {MAX_POINTS}", field="--sweep")
     return axes
 
 

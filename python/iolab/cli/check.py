@@ -52,13 +52,33 @@ def scenario_summary(s: Scenario) -> dict:
 
 
 def check(
-    file: Path = typer.Argument(..., help="A scenario or requirements file (YAML)."),
+    file: Path = typer.Argument(..., help="A scenario or requirements file (YAML), or a fio job file."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
-    """Validate a scenario or requirements file and summarise it."""
+    """Validate a scenario, requirements or fio job file and summarise it."""
+    from ..fio.summary import is_jobfile
+    from ..inputs import read_text
     from ..scenario import load_scenario
 
+    text = read_text(file)
+    if is_jobfile(file, text):
+        from ..fio import parse_jobfile
+        from ..fio.summary import summary
+
+        doc = summary(parse_jobfile(text, source=str(file)), str(file))
+        if json_:
+            print_json(doc)
+            return
+        console.print(f"[green]ok[/] {file}: a valid {doc['kind']} with {len(doc['jobs'])} jobs")
+        for j in doc["jobs"]:
+            console.print(f"job {j['name']}: {j['rw']}, {format_size(j['bs'])}, {j['ioengine']}, "
+                          f"{j['outstanding']} in flight" + ("" if j["storage_io"] else " (no storage IO)"),
+                          highlight=False, markup=False)
+        if doc["ignored"]:
+            console.print(f"fio options accepted but not modelled: {', '.join(doc['ignored'])}",
+                          highlight=False, markup=False)
+        return
     expect(file, ("scenario", "requirements"))
     data = load_yaml(file)
     if isinstance(data, dict) and ("require" in data or "pool" in data or "workloads" in data):

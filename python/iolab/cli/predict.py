@@ -30,8 +30,14 @@ KIND_WORDS = {
 }
 
 
+#: the most points one sweep predicts.
+MAX_SWEEP_POINTS = 1000
+
+
 def parse_sweep(text: str) -> tuple[str, list[int]]:
-    """``iodepth=1,2,4`` → ("iodepth", [1, 2, 4])."""
+    """``iodepth=1,2,4`` → ("iodepth", [1, 2, 4]); at most :data:`MAX_SWEEP_POINTS` values,
+    each within fio's range (``iolab.fio.job.LIMITS``)."""
+    from ..fio.job import LIMITS
     from ..prediction import SWEEPABLE
 
     name, sep, values = text.partition("=")
@@ -43,6 +49,11 @@ def parse_sweep(text: str) -> tuple[str, list[int]]:
         raise SchemaError(f"sweep values must be whole numbers (got {values!r})", field="--sweep") from None
     if not out or any(v < 1 for v in out):
         raise SchemaError("sweep values must be whole numbers of at least 1", field="--sweep")
+    high = LIMITS[name]
+    if any(v > high for v in out):
+        raise SchemaError(f"{name} must be at most {high}, got {max(out)}", field="--sweep")
+    if len(out) > MAX_SWEEP_POINTS:
+        raise SchemaError(f"{len(out)} values; a sweep takes at most {MAX_SWEEP_POINTS}", field="--sweep")
     return name, out
 
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from ..errors import SchemaError
 from .job import FioJob, build_job
-from .options import FLAGS, PROGRAM, PROGRAM_FLAGS, check_option, expand_variables
+from .options import FLAGS, PROGRAM, PROGRAM_FLAGS, check_option, expand_variables, merge_value
 
 __all__ = ["parse_cmdline"]
 
@@ -72,8 +72,8 @@ def parse_cmdline(cmd: str | Sequence[str], *, source: str = "fio command line")
             jobs.append((value, {}))
             continue
         target = jobs[-1][1] if jobs else common
-        target.pop(name, None)
-        target[name] = value
+        before = target.pop(name, None)
+        target[name] = merge_value(name, before, value)
     if not jobs:
         raise SchemaError("no job: a fio command line starts each job with --name=NAME", file=source)
 
@@ -81,8 +81,8 @@ def parse_cmdline(cmd: str | Sequence[str], *, source: str = "fio command line")
     for job_name, own in jobs:
         merged = {"name": job_name, **common}
         for k, v in own.items():
-            merged.pop(k, None)
-            merged[k] = v
+            before = merged.pop(k, None)
+            merged[k] = merge_value(k, before, v)
         note = f" (job {job_name!r})" if len(jobs) > 1 else ""
         job = build_job(job_name, merged, source=source, origin=lambda o, n=note: (f"--{o}", n))
         if program:

@@ -5,6 +5,7 @@ command line's ``--name`` group, with units already resolved (bytes, seconds, IO
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,6 +16,7 @@ from .options import (
     FLAGS,
     KNOWN,
     MODELLED,
+    NON_STORAGE_ENGINES,
     RW_MODES,
     SYNC_ENGINES,
     canonical,
@@ -24,9 +26,26 @@ from .options import (
     parse_fio_time,
 )
 
-__all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES"]
+__all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES", "LIMITS"]
 
 READ_MODES = frozenset({"read", "randread", "rw", "randrw"})
+_ZONES = re.compile(r"^\d+[zZ]$")
+
+#: the largest value iolab accepts for each count and size (fio's own ceilings where it has
+#: one: at most 4096 jobs; larger values describe no real run and would only make the
+#: model's cost explode).
+LIMITS: dict[str, int | float] = {
+    "bs": 2**31,              # 2 GiB per IO
+    "bs_write": 2**31,
+    "iodepth": 65536,         # IOs in flight per job
+    "numjobs": 4096,          # fio's maximum number of jobs
+    "nrfiles": 1_000_000,
+    "size": 2**60,            # 1 EiB
+    "filesize": 2**60,
+    "runtime": 366 * 86400.0,  # a year
+    "ramp_time": 366 * 86400.0,
+    "rate_iops": 1e12,
+}
 WRITE_MODES = frozenset({"write", "randwrite", "rw", "randrw", "trimwrite", "randtrimwrite"})
 
 
@@ -99,11 +118,22 @@ class FioJob:
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise bad(name, f"{name} must not be negative, got {value}")
+        for name, high in LIMITS.items():
+            value = getattr(self, name)
+            if value is not None and value > high:
+                shown = f"{value:g}" if isinstance(value, float) else str(value)
+                raise bad(name, f"{name} must be at most {high:g}, got {shown}")
         if self.rate_process not in ("linear", "poisson"):
             raise bad("rate_process", f"rate_process must be linear or poisson, got {self.rate_process!r}")
         options = {canonical(str(k)): str(v) for k, v in self.options.items()}
         object.__setattr__(self, "options", MappingProxyType(options))
         object.__setattr__(self, "ignored", tuple(self.ignored))
+
+    @property
+    def storage_io(self) -> bool:
+        """False for engines whose IO is not storage IO (``cpuio``, ``net``, ``null``, ``exec``,
+        ``filecreate``...): such a job is not predicted as disk IO."""
+        return self.ioengine not in NON_STORAGE_ENGINES
 
     @property
     def synchronous(self) -> bool:
@@ -214,9 +244,14 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
                 hint = nearest(text, ENGINES)
                 raise fail(opt, f"unknown ioengine {text!r}" + (f"; nearest: {', '.join(hint)}" if hint else ""))
             job["ioengine"] = text
+            if text in NON_STORAGE_ENGINES:
+                ignored.append(f"ioengine={text} (no storage IO: not predicted as disk IO)")
         elif opt in ("direct", "buffered"):
             on = read(opt, parse_fio_bool)
             job["direct"] = on if opt == "direct" else not on
+        elif opt in ("size", "filesize") and _ZONES.match(text):
+            job[opt] = None  # a number of zones (zonemode): its bytes depend on the device
+            ignored.append(f"{opt}={text} (zones)")
         elif opt == "size":
             if text.endswith("%"):
                 job["size"] = None

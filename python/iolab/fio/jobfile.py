@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import SchemaError
 from .job import FioJob, build_job
-from .options import FLAGS, check_option, expand_variables
+from .options import FLAGS, check_option, expand_variables, merge_value
 
 __all__ = ["parse_jobfile", "render_jobfile"]
 
@@ -69,13 +69,13 @@ def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str]
     for section, _, items in sections:
         if section == "global":
             for name, value, lineno in items:
-                common.pop(name, None)
-                common[name] = (value, section, lineno)
+                before = common.pop(name, None)
+                common[name] = (merge_value(name, before and before[0], value), section, lineno)
             continue
         merged = dict(common)
         for name, value, lineno in items:
-            merged.pop(name, None)
-            merged[name] = (value, section, lineno)
+            before = merged.pop(name, None)
+            merged[name] = (merge_value(name, before and before[0], value), section, lineno)
 
         def origin(opt: str, merged: dict[str, tuple[str, str, int]] = merged) -> tuple[str, str]:
             _, sec, line = merged[opt]

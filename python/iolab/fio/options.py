@@ -38,7 +38,11 @@ __all__ = [
     "PROGRAM_FLAGS",
     "SYNC_ENGINES",
     "ENGINES",
+    "NON_STORAGE_ENGINES",
     "RW_MODES",
+    "machine_keywords",
+    "LISTS",
+    "merge_value",
     "canonical",
     "is_job_option",
     "takes_value",
@@ -101,6 +105,9 @@ ALIASES: dict[str, str] = {
     "iodepth_batch_submit": "iodepth_batch", "iodepth_batch_complete": "iodepth_batch_complete_min",
     "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time",
     "disable_bw": "disable_bw_measurement", "proto": "protocol",
+    "fileoffset": "offset", "nr_files": "nrfiles", "ratemin": "rate_min", "ratecycle": "rate_cycle",
+    "data_placement": "dataplacement", "log_unix_epoch": "log_alternate_epoch",
+    "ss_interval": "steadystate_check_interval", "chunck_size": "chunk_size",
 }
 
 # Job options fio documents (fio 3.x HOWTO and ``fio --cmdhelp=all``) that iolab does not model.
@@ -149,14 +156,35 @@ verify_write_sequence wait_for window_size write_barrier write_bw_log write_hint
 write_hist_log write_iolog write_iops_log write_lat_log writefua xnvme_admin xnvme_async
 xnvme_dev_nsid xnvme_iovec xnvme_sync zero_buffers zone_reset_frequency zone_reset_threshold
 zonecapacity zonemode zonerange zonesize zoneskip
+comm dp_scheme end_syncfs filetype flow_watermark gpu_dev_id log_window_value
+percentage_sequential priohint ramp_size random_sequence_stride recover_zbd_write_error spr_cs
+steadystate_check_interval verify_header_seed verify_pattern_interval verify_policy verifysort
+verifysort_nr write_zone_remainder
 """
-KNOWN: frozenset[str] = frozenset(_KNOWN_TEXT.split()) - set(MODELLED)
+
+# Options of fio's ioengines and profiles (fio's engines/ and profiles/ directories): fio
+# accepts them in any section, whatever the section's engine.
+_ENGINE_TEXT = """
+apptag apptag_mask block brick cdb_len deac device-names dir dummy hdfs_use_direct
+http_object_mode http_s3_security_token initiator large-block-op-kbytes libaio_vectored
+libblkio_driver libblkio_force_enable_completion_eventfd libblkio_num_entries libblkio_path
+libblkio_pre_connect_props libblkio_pre_start_props libblkio_queue_size libblkio_vectored
+libblkio_wait_mode libblkio_write_zeroes_on_trim load md_per_io_size no_completion_thread
+numruns pi_act pi_chk prep rbd_encryption_format rbd_encryption_passphrase
+read-req-num-512-blocks read_mode rocm_io single-instance single_instance svcl test-duration
+thp threads threads-per-queue uncached verify_bytchk verify_mode volume write_mode xnvme_be
+xnvme_dev_subnqn xnvme_mem
+"""
+KNOWN: frozenset[str] = frozenset(_KNOWN_TEXT.split() + _ENGINE_TEXT.split()) - set(MODELLED)
 
 # Options set by their mere presence (fio's "str_set" type); ``opt=0`` clears them.
 FLAGS: frozenset[str] = frozenset(
     "time_based stonewall group_reporting norandommap bs_unaligned zero_buffers refill_buffers "
     "fixedbufs registerfiles sqthread_poll hipri userspace_reap listen pingpong thread exitall "
     "verify_only new_group exitall_on_error".split()
+    # fio also takes these without a value (a log named after the job; an empty list)
+    + "write_bw_log write_lat_log write_iops_log write_hist_log cpus_allowed ignore_error "
+    "log_compression_cpus numa_cpu_nodes numa_mem_policy replay_skip verify_async_cpus".split()
 )
 
 # fio's command-line switches (not job options); those in PROGRAM_FLAGS take no value.
@@ -182,7 +210,15 @@ SYNC_ENGINES: frozenset[str] = frozenset(
 ENGINES: frozenset[str] = SYNC_ENGINES | frozenset(
     "io_uring io_uring_cmd libaio posixaio solarisaio windowsaio sg libzbc null rdma rados rbd "
     "gfapi gfapi_async libhdfs mtd ime_aio libiscsi nbd libcufile dfs nfs xnvme guasi "
+    "cpp_null libblkio libhipfile page_fault "
     "librpma_apm_client librpma_apm_server librpma_gpspm_client librpma_gpspm_server".split()
+)
+
+#: engines whose IO is not storage IO (CPU burn, network, memory, no-ops, programs, file
+#: metadata): their jobs are not predicted as disk IO.
+NON_STORAGE_ENGINES: frozenset[str] = frozenset(
+    "cpuio net netsplice null cpp_null exec page_fault rdma filecreate filestat filedelete "
+    "dircreate dirstat dirdelete".split()
 )
 
 RW_MODES: dict[str, str] = {
@@ -190,6 +226,24 @@ RW_MODES: dict[str, str] = {
     "randwrite": "randwrite", "randtrim": "randtrim", "rw": "rw", "readwrite": "rw",
     "randrw": "randrw", "trimwrite": "trimwrite", "randtrimwrite": "randtrimwrite",
 }
+
+
+#: options written ``read,write,trim``: an item left empty keeps the value set before
+#: (``[global] bs=8k`` then ``bs=,64k`` reads with 8k), as fio does.
+LISTS = frozenset({"bs", "ba", "bsrange", "rate", "rate_min", "rate_iops", "rate_iops_min", "bssplit",
+                   "cmdprio_percentage", "cmdprio_class", "cmdprio"})
+
+
+def merge_value(name: str, old: str | None, new: str) -> str:
+    """The value of `name` after `new` is set over `old` (None: not set before)."""
+    if old is None or name not in LISTS or "," not in new:
+        return new
+    before = old.split(",")
+    before += [before[-1]] * (3 - len(before))
+    items = new.split(",")
+    if not any(not i.strip() for i in items):
+        return new
+    return ",".join(i if i.strip() else before[n] if n < 3 else i for n, i in enumerate(items))
 
 
 def canonical(name: str) -> str:
@@ -228,6 +282,8 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
     """
     raw = text
     text = text.strip()
+    if _ARITH.match(text) and _ARITH_OP.search(text.lstrip("-")):
+        return _arithmetic(raw, text)
     m = _INT_RE.match(text)
     if not m:
         if re.match(r"^\d+\.\d", text):
@@ -245,6 +301,45 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
     swapped = rest == "ib"  # fio swaps only the three-letter IEC forms
     base = kb_base if not swapped else (1000 if kb_base == 1024 else 1024)
     return num * base ** _POW[prefix]
+
+
+_ARITH = re.compile(r"^[0-9\s()+\-*/%^]+$")
+_ARITH_OP = re.compile(r"[+\-*/%^]")
+
+
+def _arithmetic(raw: str, text: str) -> int:
+    """fio's arithmetic in a value (``5*1024*1024*4096/8``, ``(1+2)^3``): whole numbers with
+    + - * / % and ^ (power), evaluated as fio does, the result cut to a whole number."""
+    import ast
+    import operator
+
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.Mod: operator.mod, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = value(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            left, right = value(node.left), value(node.right)
+            if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 2**32):
+                raise UnitError(f"{raw!r}: a power too large for fio")
+            return ops[type(node.op)](left, right)
+        raise UnitError(f"{raw!r} is not fio arithmetic (whole numbers with + - * / % ^)")
+
+    if len(text) > 200:
+        raise UnitError(f"{raw[:40]!r}...: an expression too long for fio")
+    try:
+        result = value(ast.parse(text.replace("^", "**"), mode="eval").body)
+    except UnitError:
+        raise
+    except (SyntaxError, ZeroDivisionError, ValueError, OverflowError, RecursionError):
+        raise UnitError(f"{raw!r} is not fio arithmetic (whole numbers with + - * / % ^)") from None
+    if abs(result) >= 2**64:
+        raise UnitError(f"{raw!r} is larger than fio's 64-bit numbers")
+    return int(result)
 
 
 def parse_fio_size(text: str, kb_base: int = 1024) -> int:
@@ -282,6 +377,17 @@ _VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+
 FIO_KEYWORDS = frozenset({"jobname", "jobnum", "filenum", "clientuid"})
 
 
+def machine_keywords() -> dict[str, str]:
+    """fio's keywords about the machine it runs on, as fio computes them here: ``mb_memory``
+    (physical memory in MiB), ``ncpus`` (CPUs online), ``pagesize`` (bytes)."""
+    import os
+
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    pages = os.sysconf("SC_PHYS_PAGES") if hasattr(os, "sysconf") else 0
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN") if hasattr(os, "sysconf") else (os.cpu_count() or 1)
+    return {"mb_memory": str(page * pages // 2**20), "ncpus": str(cpus), "pagesize": str(page)}
+
+
 def _known_names() -> list[str]:
     return sorted(set(MODELLED) | KNOWN | set(ALIASES))
 
@@ -300,8 +406,10 @@ def check_option(name: str, *, source: str, field: str, note: str = "") -> str:
 
 
 def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, field: str, note: str) -> str:
-    """`value` with ``${VAR}`` (and fio's ``$word`` keywords) replaced from `env`; SchemaError
-    when a variable has no value there (iolab never reads the process environment)."""
+    """`value` with ``${VAR}`` replaced from `env`, and fio's keywords ``$mb_memory``,
+    ``$ncpus``, ``$pagesize`` with this machine's figures as fio computes them (``$jobname``,
+    ``$jobnum``, ``$filenum``, ``$clientuid`` are left for fio); SchemaError when a variable
+    has no value (iolab never reads the process environment)."""
 
     def sub(m: re.Match[str]) -> str:
         var = m.group("name") or m.group("word")
@@ -309,7 +417,9 @@ def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, 
             return m.group(0)
         if env is not None and var in env:
             return str(env[var])
-        raise SchemaError(f"fio would expand ${var} from its environment; iolab does not read the "
+        if m.group("word") in ("mb_memory", "ncpus", "pagesize"):
+            return machine_keywords()[var]
+        raise SchemaError(f"fio would expand {m.group(0)} from its environment; iolab does not read the "
                           f"environment: write the value itself{note}", file=source, field=field)
 
     return _VAR.sub(sub, value) if "$" in value else value

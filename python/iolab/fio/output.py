@@ -100,19 +100,26 @@ class _Doc:
         if block is None:
             return None
         where = f"{path}.{name}"
-        total_ios = int(self.num(block, "total_ios", where))
         io_bytes = self.num(block, "io_bytes", where)
         if "io_kbytes" not in block and self.major < 3:
             io_bytes *= 1024  # fio 2.x reported io_bytes in KiB
+        iops = self.num(block, "iops", where)
+        runtime = self.num(block, "runtime", where) / 1000.0
+        clat, lat = self.latency(block, where, "clat"), self.latency(block, where, "lat")
+        if "total_ios" in block:
+            total_ios = int(self.num(block, "total_ios", where))
+        else:
+            # fio 2.x has no total_ios: the latency samples count the IOs, else IOPS × runtime,
+            # so that merged latencies are weighted by IOs all the same
+            samples = next((s.samples for s in (clat, lat) if s is not None and s.samples), None)
+            total_ios = int(samples) if samples else int(round(iops * runtime))
         if total_ios == 0 and io_bytes == 0:
             return None
         bandwidth = (self.num(block, "bw_bytes", where) if "bw_bytes" in block
                      else self.num(block, "bw", where) * 1024.0)
         return DirectionResult(
-            iops=self.num(block, "iops", where), bandwidth=bandwidth, io_bytes=int(io_bytes),
-            total_ios=total_ios, runtime=self.num(block, "runtime", where) / 1000.0,
-            clat=self.latency(block, where, "clat"), lat=self.latency(block, where, "lat"),
-            slat=self.latency(block, where, "slat"),
+            iops=iops, bandwidth=bandwidth, io_bytes=int(io_bytes), total_ios=total_ios, runtime=runtime,
+            clat=clat, lat=lat, slat=self.latency(block, where, "slat"),
         )
 
     def job(self, raw: Any, path: str) -> JobResult:
@@ -189,6 +196,26 @@ def _major(version: str) -> int:
     return int(m.group(1)) if m else 3
 
 
+def _global_options(raw: Any, reader: "_Doc") -> dict[str, str]:
+    """fio's ``global options``: an object, or (some fio versions, client/server output) a
+    list of objects, each ``{"name": ..., "value": ...}`` or ``{option: value}``."""
+    if raw is None:
+        return {}
+    if isinstance(raw, Mapping):
+        return {str(k): str(v) for k, v in raw.items()}
+    if not isinstance(raw, list):
+        raise reader.fail("global options", f"expected an object or a list, got {type(raw).__name__}")
+    out: dict[str, str] = {}
+    for i, item in enumerate(raw):
+        if not isinstance(item, Mapping):
+            raise reader.fail(f"global options[{i}]", f"expected an object, got {type(item).__name__}")
+        if "name" in item and set(item) <= {"name", "value"}:
+            out[str(item["name"])] = "" if item.get("value") is None else str(item["value"])
+        else:
+            out.update({str(k): str(v) for k, v in item.items()})
+    return out
+
+
 def parse_output(text: str, *, source: str = "fio output") -> FioResult:
     """Read fio's ``json`` or ``json+`` output (text around it is skipped) into a FioResult.
 
@@ -204,8 +231,7 @@ def parse_output(text: str, *, source: str = "fio output") -> FioResult:
     if not isinstance(disks, list):
         raise reader.fail("disk_util", "expected a list")
     disk_util = tuple(reader.disk(d, f"disk_util[{i}]") for i, d in enumerate(disks))
-    options = doc.get("global options") or {}
-    global_options = {str(k): str(v) for k, v in options.items()} if isinstance(options, Mapping) else {}
+    global_options = _global_options(doc.get("global options"), reader)
 
     if "client_stats" in doc:
         raw_jobs, key = doc["client_stats"], "client_stats"

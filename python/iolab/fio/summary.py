@@ -1,0 +1,47 @@
+"""What `iolab check` says about a fio job file: its jobs as iolab reads them, and what it
+accepts but does not model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .job import FioJob
+
+__all__ = ["is_jobfile", "summary"]
+
+_SECTION = re.compile(r"^\[[^\]]+\]\s*([#;].*)?$")
+
+
+def is_jobfile(path: Path, text: str) -> bool:
+    """True for a fio job file: a ``.fio``/``.ini``/``.job`` name, or (any other name but
+    ``.yaml``/``.yml``) text whose first line that is not blank or a comment is a
+    ``[section]`` header."""
+    suffix = path.suffix.lower()
+    if suffix in (".fio", ".ini", ".job"):
+        return True
+    if suffix in (".yaml", ".yml"):
+        return False
+    for line in text.splitlines():
+        line = line.strip()
+        if line and line[0] not in "#;":
+            return bool(_SECTION.match(line))
+    return False
+
+
+def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
+    """`iolab check --json` for a job file: ``kind``, ``file``, ``jobs`` (each ``name``,
+    ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``ioengine``, ``outstanding``, ``storage_io``)
+    and ``ignored`` (options accepted but not modelled, once each)."""
+    ignored: dict[str, None] = {}
+    for job in jobs:
+        ignored.update(dict.fromkeys(job.ignored))
+    return {
+        "kind": "fio job file", "file": file,
+        "jobs": [{"name": j.name, "rw": j.rw, "bs": j.bs, "iodepth": j.iodepth, "numjobs": j.numjobs,
+                  "ioengine": j.ioengine, "outstanding": j.outstanding, "storage_io": j.storage_io}
+                 for j in jobs],
+        "ignored": list(ignored),
+    }
