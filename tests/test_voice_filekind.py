@@ -17,7 +17,6 @@ CATALOG = EXAMPLES / "private-catalog.yaml"
 @pytest.mark.parametrize("command, path, what, use", [
     ("predict", FIO_JOBS, "a fio job file, not a scenario", "iolab bench run FILE runs it"),
     ("simulate", FIO_JOBS, "a fio job file, not a scenario", "fio_file: FILE"),
-    ("check", FIO_JOBS, "a fio job file, not a scenario or a requirements file", "bench run"),
     ("plan", FIO_JOBS, "a fio job file, not a requirements file", "bench run"),
     ("predict", REQUIREMENTS, "a requirements file, not a scenario", "iolab plan"),
     ("simulate", POOL, "a requirements file, not a scenario", "iolab plan"),

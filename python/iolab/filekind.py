@@ -56,10 +56,13 @@ def kind_of_data(data: Any) -> str | None:
 
 def sniff(path: str | Path) -> str | None:
     """The kind of the file at `path` judged from its text, or None (unreadable, or unknown)."""
-    try:
-        raw = Path(path).read_bytes()[:256 * 1024]
+    from .errors import InputError
+    from .inputs import check_yaml, read_bytes
+
+    try:  # the guarded reader: a regular file of bounded size (never /dev/zero or a FIFO)
+        raw = read_bytes(path)[:256 * 1024]
         text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+    except (InputError, OSError, UnicodeDecodeError):
         return None
     lines = _lines(text)
     if not lines:
@@ -77,8 +80,9 @@ def sniff(path: str | Path) -> str | None:
     import yaml
 
     try:
+        check_yaml(text)  # depth, aliases, long integers: the loader names the fault
         data = yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (InputError, yaml.YAMLError, RecursionError, ValueError):
         return None
     return kind_of_data(data)
 

@@ -179,8 +179,13 @@ def _json_value(text: Any, column: str) -> Any:
         raise ValueError(f"column {column} holds {text[:40]!r}, which is not JSON") from None
 
 
-def _json_object(text: Any, column: str) -> dict[str, Any]:
+def _json_object(text: Any, column: str, *, optional: bool = False) -> dict[str, Any] | None:
+    """A JSON object stored as text; with `optional`, SQL NULL and JSON ``null`` are None."""
+    if optional and text is None:
+        return None
     value = _json_value(text, column)
+    if optional and value is None:
+        return None
     if not isinstance(value, dict):
         raise ValueError(f"column {column} holds {str(text)[:40]!r}, not a JSON object")
     return value
@@ -250,6 +255,8 @@ class ResultsStore:
             return False
         except OSError as e:
             raise self._bad(f"cannot read it ({e.strerror or e})") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise self._bad("is a directory; name a database file (e.g. results.db in it)")
         if not stat.S_ISREG(st.st_mode):
             raise self._bad("not a regular file; --db names a results database file")
         if st.st_size == 0:
@@ -492,7 +499,7 @@ class ResultsStore:
             kernel=r["kernel"], target=r["target"], fstype=r["fstype"], mount_options=r["mount_options"],
             measured=_measured(by_job.get(None, ())), jobs=jobs, hosts=hosts,
             params=_json_object(r["params"], "params"),
-            predicted=None if r["predicted"] is None else _json_object(r["predicted"], "predicted"),
+            predicted=_json_object(r["predicted"], "predicted", optional=True),
             scenario=r["scenario"], error=r["error"], sweep_id=r["sweep_id"], run_id=r["id"],
         )
 
@@ -504,7 +511,7 @@ class ResultsStore:
             if r is None:
                 raise InputError(f"no sweep with id {sweep_id} in {self.path}", field="--sweep-id")
             return {"sweep_id": r["id"], "created": r["created"], "axes": _json_object(r["axes"], "axes"),
-                    "knee": None if r["knee"] is None else _json_object(r["knee"], "knee")}
+                    "knee": _json_object(r["knee"], "knee", optional=True)}
 
     def measurement_rows(self, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
         """Flat rows (one per figure) for export: run, job, host, direction, metric, value, unit."""
