@@ -20,10 +20,12 @@ pub enum DelayKind {
 #[derive(Debug, Clone, Copy)]
 pub enum Op {
     /// Visit cap `cap`: `ops` and `bytes` are what the IO spends of credit buckets; `base` and
-    /// `burst` the service times in ns at the baseline and burst caps.
-    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64 },
-    /// Spend a time drawn around `mean` ns.
-    Delay { mean: f64, kind: DelayKind },
+    /// `burst` the service times in ns at the baseline and burst caps. `ahead`: the visit is
+    /// taken as soon as the IO gets there, without waiting for the clock (see [`chain`]).
+    /// `next`: the instruction after (jumps folded in).
+    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64, ahead: bool, next: u32 },
+    /// Spend a time drawn around `mean` ns, then go on at `next`.
+    Delay { mean: f64, kind: DelayKind, next: u32 },
     /// Start branches of fork `fork`; the IO goes on at `next` once they all end.
     Fork { fork: u32, next: u32 },
     Acquire { slot: u32 },
@@ -137,7 +139,11 @@ impl<'a> RouteBuilder<'a> {
     }
 
     fn visit(&mut self, v: &VisitIn, field: &str) -> Result<(), SimError> {
-        let op = self.visit_op(v, field)?;
+        let mut op = self.visit_op(v, field)?;
+        let after = self.ops.len() as u32 + 1;
+        if let Op::Cap { next, .. } | Op::Delay { next, .. } = &mut op {
+            *next = after;
+        }
         self.ops.push(op);
         Ok(())
     }
@@ -161,7 +167,7 @@ impl<'a> RouteBuilder<'a> {
                 None => base,
             };
             let cap = self.cap_of[r as usize].expect("a resource with a cap has a cap index");
-            Ok(Op::Cap { cap, ops, bytes: b, base, burst })
+            Ok(Op::Cap { cap, ops, bytes: b, base, burst, ahead: false, next: 0 })
         } else {
             let d = res.delay.as_ref().expect("a resource without a cap is a delay");
             if !(v.latency.is_finite() && v.latency >= 0.0) {
@@ -172,7 +178,7 @@ impl<'a> RouteBuilder<'a> {
                 Distribution::Exponential => DelayKind::Exponential,
                 Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
             };
-            Ok(Op::Delay { mean: v.latency * 1e9, kind })
+            Ok(Op::Delay { mean: v.latency * 1e9, kind, next: 0 })
         }
     }
 
@@ -249,3 +255,71 @@ impl<'a> RouteBuilder<'a> {
     }
 }
 
+
+/// Shortens the walk through routes once they are all built: visits go straight to where
+/// the jumps after them lead, and visits that need not wait for the clock are marked
+/// (see [`chain`]). `bursts` tells whether a cap bursts.
+pub fn fuse(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
+    for k in 0..ops.len() {
+        if let Op::Cap { next, .. } | Op::Delay { next, .. } = ops[k] {
+            let mut to = next;
+            while let Op::Goto { pc } = ops[to as usize] {
+                to = pc;
+            }
+            if let Op::Cap { next, .. } | Op::Delay { next, .. } = &mut ops[k] {
+                *next = to;
+            }
+        }
+    }
+    chain(ops, forks, bursts);
+}
+
+/// Marks the visits that need not wait for the simulation clock (`ahead`), so that an IO
+/// walks through them at once instead of waiting as an event.
+///
+/// A cap's visits must be taken in the order of their arrival times. A FIFO cap hands its
+/// IOs on in the order they arrived, at non-decreasing times, whatever its service times.
+/// So when every visit of cap `C` comes straight after a visit of one same other cap `P`
+/// (the instruction before it, or before the fork whose branch it starts), `C`'s arrivals
+/// are `P`'s departures, produced in `P`'s visiting order: taking `C`'s visits as soon as
+/// they are known keeps them in time order. (`P`'s own visits are in time order, waited for
+/// or chained themselves.) Bursting caps always wait: their credit levels are sampled
+/// over time.
+fn chain(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
+    // The fork instruction whose branch starts at each instruction.
+    let mut fork_at = vec![u32::MAX; ops.len()];
+    let mut fork_pos = vec![0u32; forks.len()];
+    for (k, op) in ops.iter().enumerate() {
+        if let Op::Fork { fork, .. } = op {
+            fork_pos[*fork as usize] = k as u32;
+        }
+    }
+    for (f, def) in forks.iter().enumerate() {
+        for &s in &def.starts {
+            fork_at[s as usize] = fork_pos[f];
+        }
+    }
+    // The cap visited straight before instruction k, if any.
+    let before = |mut k: usize| -> Option<u32> {
+        while fork_at[k] != u32::MAX {
+            k = fork_at[k] as usize;
+        }
+        match k.checked_sub(1).map(|j| &ops[j]) {
+            Some(Op::Cap { cap, .. }) => Some(*cap),
+            _ => None,
+        }
+    };
+    // Per cap: the one cap before all its visits (None: not the same one every time).
+    let mut feeder: BTreeMap<u32, Option<u32>> = BTreeMap::new();
+    for (k, op) in ops.iter().enumerate() {
+        if let Op::Cap { cap, .. } = op {
+            let p = before(k).filter(|p| p != cap);
+            feeder.entry(*cap).and_modify(|f| if *f != p { *f = None }).or_insert(p);
+        }
+    }
+    for op in ops.iter_mut() {
+        if let Op::Cap { cap, ahead, .. } = op {
+            *ahead = !bursts(*cap) && feeder[cap].is_some();
+        }
+    }
+}
