@@ -278,12 +278,14 @@ impl<'p> Engine<'p> {
 
     /// Starts job `j`'s next IO now in a new thread.
     fn issue(&mut self, j: usize) {
+        self.jobs[j].busy += 1;
         let th = self.next_io(j);
         let t = self.alloc(th);
         self.stack.push(t);
     }
 
     /// Job `j`'s next IO, starting now: draws its class, looks its block up in the cache.
+    /// (The caller counts it in the job's busy IOs.)
     #[inline(always)]
     fn next_io(&mut self, j: usize) -> Thread {
         let job = &self.p.jobs[j];
@@ -315,7 +317,6 @@ impl<'p> Engine<'p> {
             }
             cache.insert(id, job.block_bytes);
         }
-        self.jobs[j].busy += 1;
         let pc = self.p.classes[class as usize].route;
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
@@ -383,7 +384,13 @@ impl<'p> Engine<'p> {
                     let f = &p.forks[fork as usize];
                     if f.choose == 1 {
                         // One branch: the IO goes down it itself (it ends in a Goto).
-                        pc = f.starts[self.pick(fork, 0) as usize];
+                        let n = f.starts.len();
+                        let b = if f.pick == Pick::Random && n > 1 {
+                            self.rng.below(n as u64) as usize // a stripe: the common case
+                        } else {
+                            self.pick(fork, 0) as usize
+                        };
+                        pc = f.starts[b];
                         continue;
                     }
                     let n = f.starts.len() as u32;
@@ -482,7 +489,6 @@ impl<'p> Engine<'p> {
                 cache.interval_hits += hit as u64;
             }
         }
-        self.jobs[j].busy -= 1;
         if let Some(pc) = class.background {
             let bg = self.alloc(Thread {
                 pc,
@@ -505,8 +511,9 @@ impl<'p> Engine<'p> {
             false
         };
         if again {
-            self.threads[tid as usize] = self.next_io(j);
+            self.threads[tid as usize] = self.next_io(j); // one IO in for one out: busy stays
         } else {
+            self.jobs[j].busy -= 1;
             self.free.push(tid);
         }
         again
