@@ -99,3 +99,11 @@ def test_predict_with_a_hundred_million_in_flight(iolab, tmp_path):
     assert doc["iops"] == pytest.approx(4 * 5_000, rel=1e-6)
     assert doc["latency"]["mean"] == pytest.approx(4e8 / 20_000, rel=1e-3)
     assert elapsed < 1.0
+
+
+def test_a_path_of_delays_only_scales_with_the_population():
+    """No cap at all (or caps of zero demand): every IO only waits its latency, X = N / Z."""
+    for D in (np.array([]), np.array([0.0, 0.0])):
+        X, Q = exact_mva(D, 0.002, 1e8)
+        assert X == pytest.approx(1e8 / 0.002, rel=1e-12)
+        assert not Q.any()

@@ -120,7 +120,7 @@ def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None) 
     q = [0.0] * G
     X = 0.0
     n_int = int(math.floor(N))
-    dmax = max(d)
+    dmax = max(d, default=0.0)
     for n in range(1, n_int + 1):
         r = [d[g] * (1.0 + q[g]) for g in range(G)]
         total = Z + sum(w[g] * r[g] for g in range(G))
@@ -167,7 +167,9 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
 
     ``d``: the distinct demands, ``w``: their weights in the cycle (count × phi)."""
     G = len(d)
-    dmax = max(d)
+    dmax = max(d, default=0.0)
+    if dmax <= 0.0:  # nothing but the delay: X = N / Z
+        return (N / Z if Z > 0 else math.inf), [0.0] * G
     if X * dmax >= SATURATED:
         r = [v / X for v in q]  # residences at population n (Little)
         X = 1.0 / dmax
