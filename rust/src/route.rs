@@ -323,3 +323,81 @@ fn chain(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Op;
+    use crate::input::NetworkIn;
+    use crate::program::compile;
+    use serde_json::{json, Value};
+
+    fn cap(id: &str, burst: bool) -> Value {
+        let burst = if burst { json!({"ops_per_s": 2000.0, "credit_ops": 1e5}) } else { Value::Null };
+        json!({"id": id, "label": id, "kind": "disk", "cap": {"ops_per_s": 1000.0, "burst": burst}})
+    }
+
+    fn visit(r: &str) -> Value {
+        json!({"visit": {"resource": r, "bytes": 4096}})
+    }
+
+    /// The resources whose visits are taken at once, for classes with these routes.
+    fn ahead(resources: Vec<Value>, routes: Vec<Vec<Value>>) -> Vec<String> {
+        let classes: Vec<Value> = routes
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| json!({"id": format!("c{i}"), "job": 0, "direction": "read", "probability": 1.0,
+                                 "bytes": 4096, "route": r}))
+            .collect();
+        let net: NetworkIn = serde_json::from_value(json!({
+            "resources": resources,
+            "jobs": [{"name": "j", "group": "j", "population": 4, "working_set": 1 << 20}],
+            "classes": classes,
+        }))
+        .unwrap();
+        let p = compile(&net).unwrap();
+        let mut out: Vec<String> = p
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Cap { cap, ahead: true, .. } => Some(p.resources[p.caps[*cap as usize].resource as usize].id.clone()),
+                _ => None,
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn a_stripe_behind_one_cap_is_visited_at_once() {
+        let stripe = json!({"fork": {"branches": [[visit("d0")], [visit("d1")]], "choose": 1}});
+        let both = json!({"fork": {"branches": [[visit("d0")], [visit("d1")]], "choose": 2}});
+        let res = vec![cap("vm", false), cap("d0", false), cap("d1", false)];
+        assert_eq!(ahead(res.clone(), vec![vec![visit("vm"), stripe.clone()]]), ["d0", "d1"]);
+        // Every branch of a fork that takes them all follows the cap before the fork too.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("vm"), both]]), ["d0", "d1"]);
+        // Reads and writes both reach the disks through the VM: still in order.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("vm"), stripe.clone()], vec![visit("vm"), stripe]]), ["d0", "d1"]);
+    }
+
+    #[test]
+    fn caps_fed_otherwise_wait_for_the_clock() {
+        let res = vec![cap("a", false), cap("b", false), cap("c", false)];
+        // The first cap of a route waits (its IOs come from the clock).
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a")]]), Vec::<String>::new());
+        // c is reached from a in one class and from b in the other: two streams, out of order.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a"), visit("c")], vec![visit("b"), visit("c")]]), Vec::<String>::new());
+        // c after a in one class, first in the other.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a"), visit("c")], vec![visit("c")]]), Vec::<String>::new());
+        // A cap visited twice in a row feeds itself.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a"), visit("a")]]), Vec::<String>::new());
+        // A delay between two caps breaks the chain.
+        let lat = json!({"id": "z", "label": "z", "kind": "disk", "delay": {"distribution": "exponential"}});
+        let with_delay = vec![visit("a"), json!({"visit": {"resource": "z", "bytes": 4096, "latency": 0.001}}), visit("b")];
+        assert_eq!(ahead(vec![cap("a", false), cap("b", false), lat], vec![with_delay]), Vec::<String>::new());
+        // A bursting cap always waits: its credit levels are sampled over time.
+        assert_eq!(ahead(vec![cap("a", false), cap("b", true)], vec![vec![visit("a"), visit("b")]]), Vec::<String>::new());
+        // A chain of three: b after a, c after b.
+        assert_eq!(ahead(res, vec![vec![visit("a"), visit("b"), visit("c")]]), ["b", "c"]);
+    }
+}
