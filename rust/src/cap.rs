@@ -86,12 +86,13 @@ impl CapServer {
         }
     }
 
-    /// An IO arrives at `now`; returns when it leaves. `base`/`burst` are its service times
+    /// An IO arrives at `now` (never before an earlier visit's arrival); returns when it leaves. `base`/`burst` are its service times
     /// in ns at the baseline and burst rates; `ops`/`bytes` what it spends of the buckets.
-    #[inline]
+    #[inline(always)]
     pub fn visit(&mut self, now: u64, ops: f64, bytes: f64, base: f64, burst: f64, rng: &mut Rng) -> u64 {
         let nowf = now as i64 as f64; // times stay far below 2^63 ns; i64 converts faster
-        let free = self.free_at.max(nowf);
+        // Plain compares (no NaN can occur): cheaper than f64::max.
+        let free = if self.free_at > nowf { self.free_at } else { nowf };
         let mut start = free;
         let mean = if self.bursts {
             if let Some(b) = &self.ops {
@@ -115,7 +116,7 @@ impl CapServer {
         self.free_at = leave;
         let from = self.from;
         if leave > from {
-            self.busy += leave - free.max(from);
+            self.busy += leave - if free > from { free } else { from };
         }
         if now >= self.measure_from {
             self.waited += start - nowf;

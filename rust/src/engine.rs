@@ -276,8 +276,18 @@ impl<'p> Engine<'p> {
         self.heap.push(next, ARRIVAL | j as u32);
     }
 
-    /// Starts job `j`'s next IO now: draws its class, looks its block up in the cache.
+    /// Starts job `j`'s next IO now in a new thread.
     fn issue(&mut self, j: usize) {
+        self.jobs[j].busy += 1;
+        let th = self.next_io(j);
+        let t = self.alloc(th);
+        self.stack.push(t);
+    }
+
+    /// Job `j`'s next IO, starting now: draws its class, looks its block up in the cache.
+    /// (The caller counts it in the job's busy IOs.)
+    #[inline(always)]
+    fn next_io(&mut self, j: usize) -> Thread {
         let job = &self.p.jobs[j];
         let choice = if job.choices.len() == 1 {
             &job.choices[0]
@@ -307,10 +317,8 @@ impl<'p> Engine<'p> {
             }
             cache.insert(id, job.block_bytes);
         }
-        self.jobs[j].busy += 1;
         let pc = self.p.classes[class as usize].route;
-        let t = self.alloc(Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now });
-        self.stack.push(t);
+        Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 
     fn drain(&mut self) {
@@ -319,7 +327,7 @@ impl<'p> Engine<'p> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn delay(&mut self, mean: f64, kind: DelayKind) -> u64 {
         let d = match kind {
             DelayKind::Deterministic => mean,
@@ -331,7 +339,7 @@ impl<'p> Engine<'p> {
 
     /// The `k`-th branch (0-based) that fork `fork` takes this time: the next in turn, or
     /// a partial Fisher–Yates shuffle of the fork's branch numbers (distinct branches).
-    #[inline]
+    #[inline(always)]
     fn pick(&mut self, fork: u32, k: u32) -> u32 {
         let f = &self.p.forks[fork as usize];
         let n = f.starts.len() as u32;
@@ -361,22 +369,28 @@ impl<'p> Engine<'p> {
         let (mut pc, mut tl) = (self.threads[i].pc, self.threads[i].tl);
         loop {
             match p.ops[pc as usize] {
-                Op::Cap { cap, ops, bytes, base, burst } => {
-                    if tl > self.now {
+                Op::Cap { cap, ops, bytes, base, burst, ahead, next } => {
+                    if !ahead && tl > self.now {
                         break;
                     }
-                    tl = self.caps[cap as usize].visit(self.now, ops, bytes, base, burst, &mut self.rng);
-                    pc += 1;
+                    tl = self.caps[cap as usize].visit(tl, ops, bytes, base, burst, &mut self.rng);
+                    pc = next;
                 }
-                Op::Delay { mean, kind } => {
+                Op::Delay { mean, kind, next } => {
                     tl += self.delay(mean, kind);
-                    pc += 1;
+                    pc = next;
                 }
                 Op::Fork { fork, next } => {
                     let f = &p.forks[fork as usize];
                     if f.choose == 1 {
                         // One branch: the IO goes down it itself (it ends in a Goto).
-                        pc = f.starts[self.pick(fork, 0) as usize];
+                        let n = f.starts.len();
+                        let b = if f.pick == Pick::Random && n > 1 {
+                            self.rng.below(n as u64) as usize // a stripe: the common case
+                        } else {
+                            self.pick(fork, 0) as usize
+                        };
+                        pc = f.starts[b];
                         continue;
                     }
                     let n = f.starts.len() as u32;
@@ -435,7 +449,12 @@ impl<'p> Engine<'p> {
                             if tl > self.now {
                                 break;
                             }
-                            self.complete(tid, th);
+                            if self.complete(tid, th) {
+                                // The thread is the job's next IO now: walk it on.
+                                pc = self.threads[i].pc;
+                                tl = self.now;
+                                continue;
+                            }
                         }
                     }
                     return;
@@ -449,8 +468,10 @@ impl<'p> Engine<'p> {
         self.heap.push(tl, tid);
     }
 
-    fn complete(&mut self, tid: u32, th: Thread) {
-        self.free.push(tid);
+    /// IO `tid` completes now. True when its thread has become its job's next IO (to walk
+    /// on at once); otherwise the thread is freed.
+    #[inline(always)]
+    fn complete(&mut self, tid: u32, th: Thread) -> bool {
         let class = &self.p.classes[th.class as usize];
         let j = class.job as usize;
         if self.now >= self.limits.ramp {
@@ -468,7 +489,6 @@ impl<'p> Engine<'p> {
                 cache.interval_hits += hit as u64;
             }
         }
-        self.jobs[j].busy -= 1;
         if let Some(pc) = class.background {
             let bg = self.alloc(Thread {
                 pc,
@@ -482,12 +502,21 @@ impl<'p> Engine<'p> {
             });
             self.stack.push(bg);
         }
-        if self.p.jobs[j].rate.is_none() {
-            self.issue(j);
+        let again = if self.p.jobs[j].rate.is_none() {
+            true
         } else if self.jobs[j].backlog > 0 {
             self.jobs[j].backlog -= 1;
-            self.issue(j);
+            true
+        } else {
+            false
+        };
+        if again {
+            self.threads[tid as usize] = self.next_io(j); // one IO in for one out: busy stays
+        } else {
+            self.jobs[j].busy -= 1;
+            self.free.push(tid);
         }
+        again
     }
 }
 

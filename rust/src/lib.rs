@@ -22,8 +22,7 @@ pub mod slots;
 #[cfg(feature = "python")]
 mod bindings;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 
 pub use engine::{Control, Limits, Stop};
 pub use program::SimError;
@@ -93,36 +92,38 @@ impl Prepared {
         (0..self.replications).map(|_| rng::splitmix64(&mut state)).collect()
     }
 
-    /// Runs every replication (in parallel, at most one thread per core) and reports.
+    /// Runs every replication, in parallel on all cores (rayon's pool), and reports. Each
+    /// replication is a pure function of its seed and the report merges them in seed order,
+    /// so the report is the same, byte for byte, as [`Prepared::run_sequential`]'s.
     /// `control` must have been made with `Control::new(self.replications)`.
     pub fn run(&self, control: &Control) -> Report {
-        let seeds = self.seeds();
-        let n = seeds.len();
-        let workers = std::thread::available_parallelism().map(|c| c.get()).unwrap_or(1).min(n).max(1);
-        let results: Vec<Mutex<Option<engine::RunResult>>> = (0..n).map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        let work = || loop {
-            let k = next.fetch_add(1, Ordering::Relaxed);
-            if k >= n {
-                break;
-            }
-            let r = if control.cancel.load(Ordering::Relaxed) && k > 0 {
-                None // cancelled before it started: left out
-            } else {
-                Some(engine::Engine::new(&self.program, self.limits, seeds[k]).run(control, k))
-            };
-            *results[k].lock().unwrap() = r;
-        };
-        if workers == 1 {
-            work();
-        } else {
-            std::thread::scope(|s| {
-                for _ in 0..workers {
-                    s.spawn(work);
-                }
-            });
+        use rayon::prelude::*;
+        if self.replications == 1 {
+            return self.run_sequential(control); // no pool to wake for one
         }
-        let runs: Vec<engine::RunResult> = results.into_iter().filter_map(|m| m.into_inner().unwrap()).collect();
+        let seeds = self.seeds();
+        let runs = seeds.par_iter().enumerate().map(|(k, &seed)| self.replication(control, k, seed)).collect();
+        self.report(runs)
+    }
+
+    /// The same as [`Prepared::run`], one replication after the other on this thread.
+    pub fn run_sequential(&self, control: &Control) -> Report {
+        let seeds = self.seeds();
+        let runs = seeds.iter().enumerate().map(|(k, &seed)| self.replication(control, k, seed)).collect();
+        self.report(runs)
+    }
+
+    /// Replication `k`, or None when the run was cancelled before it started.
+    fn replication(&self, control: &Control, k: usize, seed: u64) -> Option<engine::RunResult> {
+        if control.cancel.load(Ordering::Relaxed) && k > 0 {
+            return None;
+        }
+        Some(engine::Engine::new(&self.program, self.limits, seed).run(control, k))
+    }
+
+    fn report(&self, runs: Vec<Option<engine::RunResult>>) -> Report {
+        let n = runs.len();
+        let runs: Vec<engine::RunResult> = runs.into_iter().flatten().collect();
         let mut rep = report::report(&self.program, self.seed, self.limits.ramp, &runs);
         if runs.len() < n {
             rep.partial = true;

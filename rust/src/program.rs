@@ -344,6 +344,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             _ => list.push((c.probability, k, None, cache, false)),
         }
     }
+    crate::route::fuse(&mut routes.ops, &routes.forks, |c| caps[c as usize].bursts);
     let mut p = Program {
         turns: routes.turns(),
         ops: routes.ops,

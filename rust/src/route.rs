@@ -20,10 +20,12 @@ pub enum DelayKind {
 #[derive(Debug, Clone, Copy)]
 pub enum Op {
     /// Visit cap `cap`: `ops` and `bytes` are what the IO spends of credit buckets; `base` and
-    /// `burst` the service times in ns at the baseline and burst caps.
-    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64 },
-    /// Spend a time drawn around `mean` ns.
-    Delay { mean: f64, kind: DelayKind },
+    /// `burst` the service times in ns at the baseline and burst caps. `ahead`: the visit is
+    /// taken as soon as the IO gets there, without waiting for the clock (see [`chain`]).
+    /// `next`: the instruction after (jumps folded in).
+    Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64, ahead: bool, next: u32 },
+    /// Spend a time drawn around `mean` ns, then go on at `next`.
+    Delay { mean: f64, kind: DelayKind, next: u32 },
     /// Start branches of fork `fork`; the IO goes on at `next` once they all end.
     Fork { fork: u32, next: u32 },
     Acquire { slot: u32 },
@@ -137,7 +139,11 @@ impl<'a> RouteBuilder<'a> {
     }
 
     fn visit(&mut self, v: &VisitIn, field: &str) -> Result<(), SimError> {
-        let op = self.visit_op(v, field)?;
+        let mut op = self.visit_op(v, field)?;
+        let after = self.ops.len() as u32 + 1;
+        if let Op::Cap { next, .. } | Op::Delay { next, .. } = &mut op {
+            *next = after;
+        }
         self.ops.push(op);
         Ok(())
     }
@@ -161,7 +167,7 @@ impl<'a> RouteBuilder<'a> {
                 None => base,
             };
             let cap = self.cap_of[r as usize].expect("a resource with a cap has a cap index");
-            Ok(Op::Cap { cap, ops, bytes: b, base, burst })
+            Ok(Op::Cap { cap, ops, bytes: b, base, burst, ahead: false, next: 0 })
         } else {
             let d = res.delay.as_ref().expect("a resource without a cap is a delay");
             if !(v.latency.is_finite() && v.latency >= 0.0) {
@@ -172,7 +178,7 @@ impl<'a> RouteBuilder<'a> {
                 Distribution::Exponential => DelayKind::Exponential,
                 Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
             };
-            Ok(Op::Delay { mean: v.latency * 1e9, kind })
+            Ok(Op::Delay { mean: v.latency * 1e9, kind, next: 0 })
         }
     }
 
@@ -249,3 +255,149 @@ impl<'a> RouteBuilder<'a> {
     }
 }
 
+
+/// Shortens the walk through routes once they are all built: visits go straight to where
+/// the jumps after them lead, and visits that need not wait for the clock are marked
+/// (see [`chain`]). `bursts` tells whether a cap bursts.
+pub fn fuse(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
+    for k in 0..ops.len() {
+        if let Op::Cap { next, .. } | Op::Delay { next, .. } = ops[k] {
+            let mut to = next;
+            while let Op::Goto { pc } = ops[to as usize] {
+                to = pc;
+            }
+            if let Op::Cap { next, .. } | Op::Delay { next, .. } = &mut ops[k] {
+                *next = to;
+            }
+        }
+    }
+    chain(ops, forks, bursts);
+}
+
+/// Marks the visits that need not wait for the simulation clock (`ahead`), so that an IO
+/// walks through them at once instead of waiting as an event.
+///
+/// A cap's visits must be taken in the order of their arrival times. A FIFO cap hands its
+/// IOs on in the order they arrived, at non-decreasing times, whatever its service times.
+/// So when every visit of cap `C` comes straight after a visit of one same other cap `P`
+/// (the instruction before it, or before the fork whose branch it starts), `C`'s arrivals
+/// are `P`'s departures, produced in `P`'s visiting order: taking `C`'s visits as soon as
+/// they are known keeps them in time order. (`P`'s own visits are in time order, waited for
+/// or chained themselves.) Bursting caps always wait: their credit levels are sampled
+/// over time.
+fn chain(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
+    // The fork instruction whose branch starts at each instruction.
+    let mut fork_at = vec![u32::MAX; ops.len()];
+    let mut fork_pos = vec![0u32; forks.len()];
+    for (k, op) in ops.iter().enumerate() {
+        if let Op::Fork { fork, .. } = op {
+            fork_pos[*fork as usize] = k as u32;
+        }
+    }
+    for (f, def) in forks.iter().enumerate() {
+        for &s in &def.starts {
+            fork_at[s as usize] = fork_pos[f];
+        }
+    }
+    // The cap visited straight before instruction k, if any.
+    let before = |mut k: usize| -> Option<u32> {
+        while fork_at[k] != u32::MAX {
+            k = fork_at[k] as usize;
+        }
+        match k.checked_sub(1).map(|j| &ops[j]) {
+            Some(Op::Cap { cap, .. }) => Some(*cap),
+            _ => None,
+        }
+    };
+    // Per cap: the one cap before all its visits (None: not the same one every time).
+    let mut feeder: BTreeMap<u32, Option<u32>> = BTreeMap::new();
+    for (k, op) in ops.iter().enumerate() {
+        if let Op::Cap { cap, .. } = op {
+            let p = before(k).filter(|p| p != cap);
+            feeder.entry(*cap).and_modify(|f| if *f != p { *f = None }).or_insert(p);
+        }
+    }
+    for op in ops.iter_mut() {
+        if let Op::Cap { cap, ahead, .. } = op {
+            *ahead = !bursts(*cap) && feeder[cap].is_some();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Op;
+    use crate::input::NetworkIn;
+    use crate::program::compile;
+    use serde_json::{json, Value};
+
+    fn cap(id: &str, burst: bool) -> Value {
+        let burst = if burst { json!({"ops_per_s": 2000.0, "credit_ops": 1e5}) } else { Value::Null };
+        json!({"id": id, "label": id, "kind": "disk", "cap": {"ops_per_s": 1000.0, "burst": burst}})
+    }
+
+    fn visit(r: &str) -> Value {
+        json!({"visit": {"resource": r, "bytes": 4096}})
+    }
+
+    /// The resources whose visits are taken at once, for classes with these routes.
+    fn ahead(resources: Vec<Value>, routes: Vec<Vec<Value>>) -> Vec<String> {
+        let classes: Vec<Value> = routes
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| json!({"id": format!("c{i}"), "job": 0, "direction": "read", "probability": 1.0,
+                                 "bytes": 4096, "route": r}))
+            .collect();
+        let net: NetworkIn = serde_json::from_value(json!({
+            "resources": resources,
+            "jobs": [{"name": "j", "group": "j", "population": 4, "working_set": 1 << 20}],
+            "classes": classes,
+        }))
+        .unwrap();
+        let p = compile(&net).unwrap();
+        let mut out: Vec<String> = p
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Cap { cap, ahead: true, .. } => Some(p.resources[p.caps[*cap as usize].resource as usize].id.clone()),
+                _ => None,
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn a_stripe_behind_one_cap_is_visited_at_once() {
+        let stripe = json!({"fork": {"branches": [[visit("d0")], [visit("d1")]], "choose": 1}});
+        let both = json!({"fork": {"branches": [[visit("d0")], [visit("d1")]], "choose": 2}});
+        let res = vec![cap("vm", false), cap("d0", false), cap("d1", false)];
+        assert_eq!(ahead(res.clone(), vec![vec![visit("vm"), stripe.clone()]]), ["d0", "d1"]);
+        // Every branch of a fork that takes them all follows the cap before the fork too.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("vm"), both]]), ["d0", "d1"]);
+        // Reads and writes both reach the disks through the VM: still in order.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("vm"), stripe.clone()], vec![visit("vm"), stripe]]), ["d0", "d1"]);
+    }
+
+    #[test]
+    fn caps_fed_otherwise_wait_for_the_clock() {
+        let res = vec![cap("a", false), cap("b", false), cap("c", false)];
+        // The first cap of a route waits (its IOs come from the clock).
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a")]]), Vec::<String>::new());
+        // c is reached from a in one class and from b in the other: two streams, out of order.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a"), visit("c")], vec![visit("b"), visit("c")]]), Vec::<String>::new());
+        // c after a in one class, first in the other.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a"), visit("c")], vec![visit("c")]]), Vec::<String>::new());
+        // A cap visited twice in a row feeds itself.
+        assert_eq!(ahead(res.clone(), vec![vec![visit("a"), visit("a")]]), Vec::<String>::new());
+        // A delay between two caps breaks the chain.
+        let lat = json!({"id": "z", "label": "z", "kind": "disk", "delay": {"distribution": "exponential"}});
+        let with_delay = vec![visit("a"), json!({"visit": {"resource": "z", "bytes": 4096, "latency": 0.001}}), visit("b")];
+        assert_eq!(ahead(vec![cap("a", false), cap("b", false), lat], vec![with_delay]), Vec::<String>::new());
+        // A bursting cap always waits: its credit levels are sampled over time.
+        assert_eq!(ahead(vec![cap("a", false), cap("b", true)], vec![vec![visit("a"), visit("b")]]), Vec::<String>::new());
+        // A chain of three: b after a, c after b.
+        assert_eq!(ahead(res, vec![vec![visit("a"), visit("b"), visit("c")]]), ["b", "c"]);
+    }
+}
