@@ -6,11 +6,11 @@ Only this package turns :mod:`iolab.errors` into exit codes (0 success, 1 runtim
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
 
-from .. import __version__
 from . import common
 
 app = typer.Typer(
@@ -25,6 +25,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from .. import __version__
+
         typer.echo(f"iolab {__version__}")
         raise typer.Exit()
 
@@ -56,4 +58,7 @@ _register()
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``iolab`` console script."""
+    # pydantic looks for plugins in every installed package's entry points the first time a
+    # model is built, which costs more than a whole `iolab check`; iolab uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     sys.exit(common.run(app, argv))

@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from ..filekind import expect
-from ..schema import load_yaml
 from ..units import format_block, format_capacity, format_ops, format_rate, format_size
 from typing import TYPE_CHECKING
 
@@ -58,6 +57,7 @@ def check(
 ) -> None:
     """Validate a scenario or requirements file and summarise it."""
     from ..scenario import load_scenario
+    from ..schema import load_yaml
 
     expect(file, ("scenario", "requirements"))
     data = load_yaml(file)
