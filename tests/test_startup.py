@@ -43,13 +43,29 @@ def test_version_loads_no_heavy_module_and_prints_the_installed_version():
     assert sorted(loaded & set(HEAVY)) == []
 
 
-def test_every_command_still_builds_its_help(iolab):
-    """Only the invoked command's tree is built: each command's own help still comes out
-    whole, and the root help lists them all."""
-    root = iolab("--help")
-    assert root.code == 0
-    for name in ("catalog", "check", "predict", "simulate", "plan", "bench", "results", "characterize", "doctor"):
-        assert name in root.out
-        r = iolab(f"{name} --help")
-        assert r.code == 0, (name, r.err)
-        assert f"Usage: iolab {name} [OPTIONS]" in r.out
+def _main(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), COLUMNS="120")
+    return subprocess.run([sys.executable, "-m", "iolab", *args], capture_output=True, text=True, env=env, cwd=ROOT)
+
+
+def test_every_command_builds_its_help_in_a_process_that_builds_only_it():
+    """The console script builds only the invoked command; each command's help still comes
+    out whole, the root help lists every command, and a misspelt one gets its suggestion."""
+    from iolab.cli import COMMANDS
+
+    root = _main("--help")
+    assert root.returncode == 0
+    for name in COMMANDS:
+        assert f"  {name} " in root.stdout
+        r = _main(name, "--help")
+        assert r.returncode == 0, (name, r.stderr)
+        assert f"Usage: iolab {name} [OPTIONS]" in r.stdout
+    typo = _main("predcit", "x.yaml")
+    assert typo.returncode == 2
+    assert typo.stderr == "error: no such command 'predcit'; did you mean 'predict'? (see 'iolab --help')\n"
+
+
+def test_an_error_in_the_invoked_command_reads_as_before():
+    r = _main("predict", "examples/oltp-ds13-p30.yaml", "--bogus")
+    assert r.returncode == 2
+    assert r.stderr == "error: no such option: --bogus (see 'iolab predict --help')\n"

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from ..errors import IolabError
 from .interrupts import interrupt_text, interrupts_raise, received_signal, reset
-from .usage import build, narrowed, usage_classes, usage_message
+from .usage import build, usage_classes, usage_message
 
 def _width() -> int | None:
     """A terminal's own width; piped output (a file, a pager) gets 140 columns unless COLUMNS
@@ -52,10 +52,9 @@ def run(app: typer.Typer, argv: list[str] | None = None) -> int:
     """
     reset()
     usage = usage_classes()
-    argv = sys.argv[1:] if argv is None else argv
     try:
         with interrupts_raise():
-            code = build(narrowed(app, argv)).main(args=argv, prog_name="iolab", standalone_mode=False)
+            code = build(app).main(args=argv, prog_name="iolab", standalone_mode=False)
     except SystemExit as e:
         code = e.code
         return code if isinstance(code, int) else (0 if code is None else 1)

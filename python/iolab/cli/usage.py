@@ -3,14 +3,13 @@ and usage lines as a person writes them (``plan [OPTIONS] FILE``), ``-h`` as ``-
 
 from __future__ import annotations
 
-import copy
 import re
 import types
 from typing import Any
 
 import typer
 
-__all__ = ["usage_classes", "usage_message", "build", "narrowed", "HELP_OPTIONS"]
+__all__ = ["usage_classes", "usage_message", "build", "HELP_OPTIONS"]
 
 HELP_OPTIONS = ["-h", "--help"]
 
@@ -102,22 +101,6 @@ def _tidy(command: Any) -> None:
     command.context_settings.setdefault("help_option_names", HELP_OPTIONS)
     for sub in getattr(command, "commands", {}).values():
         _tidy(sub)
-
-
-def narrowed(app: typer.Typer, argv: list[str]) -> typer.Typer:
-    """`app` with only the command that `argv` names (``predict`` in ``predict x.yaml``), or
-    with none for ``--version``: Typer inspects every registered command's signature when it
-    builds the command tree, a cost a command line should not pay for commands it does not
-    run. Anything else (no command, ``--help``, an unknown name) gets the whole `app`, so
-    that help lists every command and a misspelt name gets its suggestion."""
-    first = argv[0] if argv else None
-    names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
-    if first not in names and first != "--version":
-        return app
-    only = copy.copy(app)
-    only.registered_commands = [c for c in app.registered_commands if c.name == first]
-    only.registered_groups = [g for g in app.registered_groups if g.name == first]
-    return only
 
 
 def build(app: typer.Typer) -> Any:
