@@ -5,8 +5,6 @@ simulate it event by event, plan the cheapest configuration that meets requireme
 benchmark real storage with fio.
 """
 
-from importlib.metadata import PackageNotFoundError, version as _version
-
 from .errors import (
     InputError,
     IolabError,
@@ -18,10 +16,44 @@ from .errors import (
     UnknownIdError,
 )
 
-try:
-    __version__ = _version("iolab")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0"
+
+
+def _installed_version() -> str:
+    """iolab's version as installed: the ``Version:`` line of the first ``iolab-*.dist-info``
+    on the import path (where :func:`importlib.metadata.version` looks too), read directly
+    because importing importlib.metadata costs a noticeable part of start-up."""
+    import os
+    import sys
+
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("iolab-") and name.endswith(".dist-info"):
+                try:
+                    with open(os.path.join(entry or ".", name, "METADATA"), encoding="utf-8") as f:
+                        for line in f:
+                            if line.startswith("Version:"):
+                                return line.split(":", 1)[1].strip()
+                except OSError:
+                    pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("iolab")
+    except PackageNotFoundError:  # running from a source tree
+        return "0.0.0"
+
+
+def __getattr__(name: str) -> str:
+    # The version is looked up on first use: only `iolab --version` needs it.
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found = _installed_version()
+    globals()["__version__"] = found
+    return found
 
 __all__ = [
     "__version__",

@@ -6,30 +6,38 @@ Only this package turns :mod:`iolab.errors` into exit codes (0 success, 1 runtim
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable
 
 import typer
 
-from .. import __version__
 from . import common
 
-app = typer.Typer(
-    name="iolab",
-    help="A storage performance lab: predict, simulate, plan and benchmark storage paths.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+# Each command: (its module in this package, the attribute there, whether it is a group).
+COMMANDS = {
+    "catalog": ("catalog", "app", True),
+    "check": ("check", "check", False),
+    "predict": ("predict", "predict", False),
+    "simulate": ("simulate", "simulate", False),
+    "plan": ("plan", "plan", False),
+    "bench": ("bench", "app", True),
+    "results": ("results", "app", True),
+    "characterize": ("characterize", "characterize", False),
+    "doctor": ("doctor", "doctor", False),
+    "calibrate": ("calibrate", "calibrate", False),
+    "report": ("report", "report", False),
+}
 
 
 def _version(value: bool) -> None:
     if value:
+        from .. import __version__
+
         typer.echo(f"iolab {__version__}")
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                  help="Print iolab's version and exit."),
@@ -37,25 +45,54 @@ def _root(
     """A storage performance lab: predict, simulate, plan and benchmark storage paths."""
 
 
-def _register() -> None:
-    from . import bench, calibrate, catalog, characterize, check, doctor, plan, predict, report, results, simulate
+def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
+    """The command line with the commands `names` (all by default). Only their modules are
+    imported, and Typer builds a command's tree from its signature, so a process that runs
+    one command builds only that one (see :func:`commands_for`)."""
+    from importlib import import_module
 
-    app.add_typer(catalog.app, name="catalog")
-    app.command("check")(check.check)
-    app.command("predict")(predict.predict)
-    app.command("simulate")(simulate.simulate)
-    app.command("plan")(plan.plan)
-    app.add_typer(bench.app, name="bench")
-    app.add_typer(results.app, name="results")
-    app.command("characterize")(characterize.characterize)
-    app.command("doctor")(doctor.doctor)
-    app.command("calibrate")(calibrate.calibrate)
-    app.command("report")(report.report)
+    made = typer.Typer(
+        name="iolab",
+        help="A storage performance lab: predict, simulate, plan and benchmark storage paths.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+    made.callback()(_root)
+    for name in names:
+        module, attribute, group = COMMANDS[name]
+        target = getattr(import_module(f"{__name__}.{module}"), attribute)
+        if group:
+            made.add_typer(target, name=name)
+        else:
+            made.command(name)(target)
+    return made
 
 
-_register()
+def commands_for(argv: list[str]) -> list[str]:
+    """The commands a process given `argv` needs: the one it names (``predict`` in
+    ``predict x.yaml``), none for ``--version``, and all of them otherwise (no command,
+    ``--help``, a misspelt name), so that help lists every command and a misspelt name
+    gets its suggestion."""
+    first = argv[0] if argv else None
+    if first in COMMANDS:
+        return [first]
+    return [] if first == "--version" else list(COMMANDS)
+
+
+def __getattr__(name: str) -> typer.Typer:
+    # `app`, the whole command line, is built on first use (by tests and embedders).
+    if name != "app":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()["app"] = made = make_app()
+    return made
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``iolab`` console script."""
-    sys.exit(common.run(app, argv))
+    # pydantic looks for plugins in every installed package's entry points the first time a
+    # model is built, which costs more than a whole `iolab check`; iolab uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    argv = sys.argv[1:] if argv is None else argv
+    sys.exit(common.run(make_app(commands_for(argv)), argv))

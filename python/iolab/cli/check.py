@@ -9,7 +9,6 @@ import typer
 from rich.table import Table
 
 from ..filekind import expect
-from ..schema import load_yaml
 from ..units import format_block, format_capacity, format_ops, format_rate, format_size
 from typing import TYPE_CHECKING
 
@@ -60,6 +59,7 @@ def check(
     from ..fio.summary import is_jobfile
     from ..inputs import read_text
     from ..scenario import load_scenario
+    from ..schema import load_yaml
 
     text = read_text(file)
     if is_jobfile(file, text):

@@ -233,8 +233,8 @@ def _batch(req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: DiskS
     def variant(i: int) -> tuple:
         return (cl.ids[rows_v[i]], sku.id, int(rows_n[i]))
 
-    return Batch(f"{sku.id} caching {caching}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts,
-                 variant, {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n)
+    group = list(map(cl.ids.__getitem__, rows_v.tolist()))
+    return Batch(f"{sku.id} caching {caching}", cost, latency, util, group, config, facts, variant, {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n)
 
 
 def disk_facts(req: Requirements, cl: Clients, v: int, n: int,

@@ -194,7 +194,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     if limit is not None:
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
     index: dict[str, int] = {}
-    group_code = np.concatenate([np.array([index.setdefault(g, len(index)) for g in b.group], dtype=int)
+    for b in batches:  # codes in order of first appearance; the per-row work stays in C
+        for g in dict.fromkeys(b.group):
+            index.setdefault(g, len(index))
+    group_code = np.concatenate([np.fromiter(map(index.__getitem__, b.group), dtype=int, count=len(b))
                                  for b in batches])
     groups = list(index)
     fails = np.concatenate([limits.fails(b.util) for b in batches])
