@@ -510,3 +510,12 @@ def test_check_summarises_the_new_fields(iolab, tmp_path):
     assert ("workload log: require: 1,500 IOPS; mean latency ≤ 3 ms; 100 GiB usable; no resource over 70% busy; "
             "writes durable; p99 latency ≤ 6 ms") in out
     assert "workload data: job data: randread, 8 KiB, 16 in flight" in out
+
+
+def test_a_margin_message_never_reads_the_same_figure_twice():
+    from iolab.plan.rank import over_margin
+
+    # 63.49 % over a 63 % margin would read "63% ... over the 63% allowed": one more decimal.
+    assert over_margin(0.6349, 0.63) == ("63.5%", "63.0%")
+    assert over_margin(0.6349, 0.62) == ("63%", "62%")
+    assert over_margin(0.81, 0.8) == ("81%", "80%")

@@ -31,7 +31,7 @@ from .cost import bill
 from .disks import Clients, Streams, search_fixed
 from .prediction import LoadPrediction, predict_at_load
 from .provisioned import search_provisioned
-from .rank import Candidate, failing_kinds, lacks
+from .rank import Candidate, failing_kinds, lacks, over_margin
 from .requirements import Requirements
 from .table import TOLERANCE, WORDS, Batch, Limits
 from .tail import TailCheck, TailOptions, ios_for, simulate_open, tail_of
@@ -384,7 +384,8 @@ def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: 
             loads = [float(p.load[k][i]) for p, i in zip(parts, rows)]
             if sum(loads) > vm_limit * (1 + TOLERANCE):
                 split = ", ".join(f"{p.req.name} {u:.0%}" for p, u in zip(parts, loads))
-                text.append(f"{WORDS[k]} would be {sum(loads):.0%} busy ({split}), over the {vm_limit:.0%} allowed")
+                busy, most = over_margin(sum(loads), vm_limit)
+                text.append(f"{WORDS[k]} would be {busy} busy ({split}), over the {most} allowed")
         disks = sum(int(p.count[i]) for p, i in zip(parts, rows))
         if disks > clients.max_disks[v]:
             text.append(f"the volumes need {disks} data disks; {vm_ids[v]} takes at most {clients.max_disks[v]}")

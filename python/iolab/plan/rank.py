@@ -379,8 +379,9 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
     margin = limits.max_utilization < 1.0
     for u, k in over:
         if math.isfinite(u):
-            allowed = f", over the {limits.max_utilization:.0%} allowed" if margin and u <= 1 + 1e-9 else ""
-            out.append(f"{WORDS.get(k, k)} would be {u:.0%} busy at {format_ops(wl.rate)}{allowed}")
+            busy, most = over_margin(u, limits.max_utilization)
+            allowed = f", over the {most} allowed" if margin and u <= 1 + 1e-9 else ""
+            out.append(f"{WORDS.get(k, k)} would be {busy} busy at {format_ops(wl.rate)}{allowed}")
             continue
         # Slots fill without bound when a cap on their path is exactly saturated.
         top_u, top_k = max(finite, default=(0.0, ""))
@@ -394,3 +395,13 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
         out.append(f"mean latency {shown} over the required {format_duration(limit)} "
                    f"({WORDS.get(kind, kind)} at {u:.0%})")
     return out or ["fails"]
+
+
+def over_margin(u: float, limit: float) -> tuple[str, str]:
+    """A utilization over its margin and the margin, as percentages with as many decimals as
+    it takes for the two to read differently ("63.5%" over "63%", never "63%" over "63%")."""
+    for digits in range(4):
+        busy, most = f"{u:.{digits}%}", f"{limit:.{digits}%}"
+        if busy != most:
+            break
+    return busy, most
