@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import RunError, SchemaError
 
-__all__ = ["CurvePoint", "check_plot_path", "latency_curve", "simulation_charts"]
+__all__ = ["CurvePoint", "check_plot_path", "draw_latency_curve", "latency_curve", "simulation_charts"]
 
 FORMATS = (".png", ".svg")
 
@@ -58,23 +58,34 @@ def latency_curve(path: str | Path, series: Sequence[tuple[str, Sequence[CurvePo
                   title: str, knee: CurvePoint | None = None, knee_label: str = "knee") -> Path:
     """Draw latency (ms) against IOPS for one or more named series; mark the knee."""
     with _canvas(path) as (_, (ax,)):
-        for i, (name, points) in enumerate(series):
-            xs = [pt.iops for pt in points]
-            ys = [pt.latency * 1e3 for pt in points]
-            ax.plot(xs, ys, "o-" if i == 0 else "s--", label=name, linewidth=1.6, markersize=4)
-            for pt in points:
+        draw_latency_curve(ax, [(name, points, True) for name, points in series], title=title,
+                           knees=[(knee, f"{knee_label}: {knee.label}", "*", "crimson", 14)] if knee else [])
+    return Path(path)
+
+
+def draw_latency_curve(ax, series, *, title: str, knees=()) -> None:
+    """Mean latency (ms) against IOPS on the matplotlib axes `ax`, the one chart the CLI's
+    ``--plot`` and the HTML report share. `series`: ``(name, points, labelled)``, each point
+    with ``iops``, ``latency`` (s) and ``label`` (written beside it when `labelled`); the
+    first series is drawn solid, the others dashed. `knees`: ``(point, legend, marker,
+    colour, size)``, each marked with a dotted vertical line at its IOPS."""
+    for i, (name, points, labelled) in enumerate(series):
+        if not points:
+            continue
+        ax.plot([pt.iops for pt in points], [pt.latency * 1e3 for pt in points], "o-" if i == 0 else "s--",
+                label=name, linewidth=1.6, markersize=4)
+        for pt in points if labelled else ():
+            if pt.label:
                 ax.annotate(pt.label, (pt.iops, pt.latency * 1e3), textcoords="offset points", xytext=(4, 4),
                             fontsize=7, alpha=0.7)
-        if knee is not None:
-            ax.axvline(knee.iops, color="grey", linestyle=":", linewidth=1)
-            ax.plot([knee.iops], [knee.latency * 1e3], "*", color="crimson", markersize=14,
-                    label=f"{knee_label}: {knee.label}")
-        ax.set_xlabel("IOPS")
-        ax.set_ylabel("mean latency (ms)")
-        ax.set_title(title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8)
-    return Path(path)
+    for pt, legend, marker, colour, size in knees:
+        ax.axvline(pt.iops, color="grey", linestyle=":", linewidth=1)
+        ax.plot([pt.iops], [pt.latency * 1e3], marker, color=colour, markersize=size, label=legend)
+    ax.set_xlabel("IOPS")
+    ax.set_ylabel("mean latency (ms)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
 
 
 def simulation_charts(path: str | Path, *, title: str, percentiles: Sequence[tuple[str, float]],

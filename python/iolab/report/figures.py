@@ -67,27 +67,16 @@ def _figure(width: float = 7.6, height: float = 4.2) -> Iterator[tuple[Any, Any,
 def latency_curve(measured: Sequence[Point], predicted: Sequence[Point], *, title: str,
                   knee: Point | None = None, predicted_knee: Point | None = None) -> str:
     """Mean latency (ms) against IOPS: measured and predicted curves, knees marked."""
+    from ..plot import draw_latency_curve
+
+    knees = []
+    if knee is not None:
+        knees.append((knee, f"measured knee ({knee.label})", "*", "crimson", 14))
+    if predicted_knee is not None:
+        knees.append((predicted_knee, f"predicted knee ({predicted_knee.label})", "D", "darkorange", 8))
     with _figure() as (_, ax, out):
-        for name, pts, style in (("measured", measured, "o-"), ("predicted", predicted, "s--")):
-            if pts:
-                ax.plot([p.iops for p in pts], [p.latency * 1e3 for p in pts], style, label=name,
-                        linewidth=1.6, markersize=4)
-        for p in measured:
-            if p.label:
-                ax.annotate(p.label, (p.iops, p.latency * 1e3), textcoords="offset points", xytext=(4, 4),
-                            fontsize=7, alpha=0.7)
-        if knee is not None:
-            ax.plot([knee.iops], [knee.latency * 1e3], "*", color="crimson", markersize=14,
-                    label=f"measured knee ({knee.label})")
-        if predicted_knee is not None:
-            ax.axvline(predicted_knee.iops, color="grey", linestyle=":", linewidth=1)
-            ax.plot([predicted_knee.iops], [predicted_knee.latency * 1e3], "D", color="darkorange", markersize=8,
-                    label=f"predicted knee ({predicted_knee.label})")
-        ax.set_xlabel("IOPS")
-        ax.set_ylabel("mean latency (ms)")
-        ax.set_title(title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8)
+        draw_latency_curve(ax, [("measured", measured, True), ("predicted", predicted, False)], title=title,
+                           knees=knees)
     return out[0]
 
 
