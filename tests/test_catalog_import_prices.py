@@ -110,23 +110,36 @@ def test_generator_on_fixture_excerpts(tmp_path):
     for name in ("prices.csv", "sources.yaml"):
         assert (first / name).read_bytes() == (second / name).read_bytes()
     lines = (first / "prices.csv").read_text().splitlines()
-    assert lines[0] == "section,id,field,unit,currency,date,source,eastus,westeurope,westus"
+    # a Google Cloud region (us-central1, NetApp Volumes only) is a column like the others
+    assert lines[0] == "section,id,field,unit,currency,date,source,eastus,us-central1,westeurope,westus"
     # eastus has no P30 in the excerpt: an empty cell, not westeurope's price
-    assert "disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,,148.68," in lines
-    assert "vms,Standard_D4s_v5,price_per_hour,USD/hour,USD,2026-06-18,karpenter,0.192,0.23," in lines
-    assert "provisioned,ultra,price_per_iops_month,USD/IOPS-month,USD,2024-07-01,infracost,0.04964,," in lines
-    assert "services,azure-files-premium,price_per_gib_month,USD/GiB-month,USD,2024-07-01,infracost,,,0.176" in lines
+    assert "disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,,,148.68," in lines
+    assert "vms,Standard_D4s_v5,price_per_hour,USD/hour,USD,2026-06-18,karpenter,0.192,,0.23," in lines
+    assert "provisioned,ultra,price_per_iops_month,USD/IOPS-month,USD,2024-07-01,infracost,0.04964,,," in lines
+    assert "services,azure-files-premium,price_per_gib_month,USD/GiB-month,USD,2024-07-01,infracost,,,,0.176" in lines
+    # share levels: USD per GiB-hour x 730 hours (0.000403 x 730 = 0.29419; 0.000538 x 730 = 0.39274;
+    # 0.000273973 x 730 = 0.20000029)
+    assert "services,anf-premium,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,0.29419,,," in lines
+    assert "services,anf-ultra,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,,0.39274," in lines
+    assert "services,gcnv-standard,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,0.20000029,," in lines
     meta = yaml.safe_load((first / "sources.yaml").read_text())["sources"]
     assert meta["zombiescan"]["secondary"] is True and meta["karpenter"]["secondary"] is False
     assert meta["karpenter"]["commit"] == "2b431da153a6a92b705c18046512c60b1631b682"
+    assert meta["ocvs"]["secondary"] is True and meta["ocvs"]["repository"] == "lvaibhavt/ocvs-sizing-tool"
 
 
-def test_generator_rejects_a_malformed_extract(tmp_path):
+@pytest.mark.parametrize("extract, line, message", [
+    ("karpenter-vms.csv", "eastus,Standard_D8s_v5,cheap", r"karpenter-vms.csv:\d+: 'cheap' is not a number"),
+    # ANF Flexible bills throughput apart from capacity: a capacity price alone would
+    # under-price it, so the generator accepts only the levels priced by capacity alone.
+    ("ocvs-shares.txt", "eastus anf-flexible 0.000151", r"ocvs-shares.txt:\d+: unknown share level 'anf-flexible'"),
+])
+def test_generator_rejects_a_malformed_extract(tmp_path, extract, line, message):
     gen = _generator()
     shutil.copytree(DATA / "catalog" / "price-sources", tmp_path / "src")
-    with open(tmp_path / "src" / "karpenter-vms.csv", "a") as f:
-        f.write("eastus,Standard_D8s_v5,cheap\n")
-    with pytest.raises(gen.SourceError, match=r"karpenter-vms.csv:\d+: 'cheap' is not a number"):
+    with open(tmp_path / "src" / extract, "a") as f:
+        f.write(line + "\n")
+    with pytest.raises(gen.SourceError, match=message):
         gen.build(tmp_path / "src", tmp_path / "out")
 
 

@@ -15,6 +15,10 @@ Extracts:
   ``disks``/``price_per_month``; ``premium-v2``/``ultra`` -> ``provisioned``/``price_per_gib_month``.
 - ``infracost-units.txt``: ``section id field region quantity monthly_cost path``; the unit
   price is monthly_cost / quantity.
+- ``ocvs-shares.txt``: ``REGION LEVEL PRICE``, a share level's capacity price in USD per
+  GiB-hour -> ``services``/``price_per_gib_month`` (times 730 hours). Azure NetApp Files
+  levels in Azure regions, Google Cloud NetApp Volumes levels in Google Cloud regions (which
+  become columns of their own, holding only those prices).
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ UNITS = {
 }
 HEADER = ["section", "id", "field", "unit", "currency", "date", "source"]
 _TIER = re.compile(r"^[PES]\d+$")
+HOURS_PER_MONTH = 730.0
+SHARE_LEVELS = ("anf-standard", "anf-premium", "anf-ultra", "gcnv-standard", "gcnv-premium", "gcnv-extreme")
+"""The service levels priced by capacity alone (no throughput or IOPS priced apart)."""
 
 
 class SourceError(ValueError):
@@ -135,6 +142,22 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
         paths.add(golden)
     meta["path"] = ", ".join(sorted(paths))
     sources.append(meta)
+
+    path = folder / "ocvs-shares.txt"
+    meta = _meta(path, "ocvs", True,
+                 "Azure NetApp Files Standard/Premium/Ultra and Google Cloud NetApp Volumes "
+                 "Standard/Premium/Extreme capacity, USD per GiB-hour (x 730 hours)")
+    sources.append(meta)
+    for number, line in _lines(path):
+        parts = line.split()
+        where = f"{path.name}:{number}"
+        if len(parts) != 3:
+            raise SourceError(f"{where}: expected REGION LEVEL PRICE")
+        region, level, price = parts
+        if level not in SHARE_LEVELS:
+            raise SourceError(f"{where}: unknown share level {level!r} (known: {', '.join(SHARE_LEVELS)})")
+        _put(table, ("services", level, "price_per_gib_month"), meta["name"], meta["date"], region,
+             _number(price, where) * HOURS_PER_MONTH, where)
     return table, sources
 
 

@@ -59,6 +59,7 @@ class ServiceLevel(Row):
     shared_pool: bool = False
     pool_min_size: PositiveSize | None = None
     pool_max_size: PositiveSize | None = None
+    pool_size_step: PositiveSize | None = None
     pool_min_throughput: PositiveRate | None = None
     pool_max_throughput: PositiveRate | None = None
     pool_max_throughput_per_tib: PositiveRate | None = None
