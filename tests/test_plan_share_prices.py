@@ -1,0 +1,100 @@
+"""Share levels priced per region, and the planner ranking them with the disks.
+
+Expected figures are worked out by hand from the unit prices in the saved source extracts
+(tools/catalog/sources/prices/): ocvs-shares.txt (USD per GiB-hour, times 730 hours) and
+karpenter-vms.csv (USD per hour, times 730)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import EXAMPLES
+
+from iolab.catalog import bundled_catalog
+
+HOURS = 730
+GIB_HOUR = {  # ocvs-shares.txt
+    ("eastus", "anf-standard"): 0.000202, ("eastus", "anf-premium"): 0.000403, ("eastus", "anf-ultra"): 0.000538,
+    ("japanwest", "anf-ultra"): 0.000834, ("us-central1", "gcnv-standard"): 0.000273973,
+    ("us-central1", "gcnv-premium"): 0.000403014, ("europe-west6", "gcnv-extreme"): 0.000672466,
+}
+
+
+@pytest.mark.parametrize("region, level", sorted(GIB_HOUR))
+def test_share_level_price_is_the_regions_hourly_price_times_730(region, level):
+    row = bundled_catalog().in_region(region)
+    assert row.service(*level.split("-", 1)).price_per_gib_month == pytest.approx(GIB_HOUR[region, level] * HOURS,
+                                                                                  rel=1e-9)
+    assert row.price_status[("services", level, "price_per_gib_month")] == "priced"
+
+
+def test_a_second_source_agrees_on_west_europe():
+    # plancost/terraform-provider-plancost's golden output (commit 7c0d4a0, 2026-01-19), West
+    # Europe: 4 TiB pools (4,096 GiB) cost $604.00 Standard, $1,205.00 Premium, $1,608.66 Ultra.
+    west = bundled_catalog().in_region("westeurope")
+    for level, cost in (("standard", 604.00), ("premium", 1205.00), ("ultra", 1608.66)):
+        assert west.service("anf", level).price_per_gib_month * 4096 == pytest.approx(cost, abs=0.01)
+
+
+def test_no_share_price_is_borrowed_from_another_region_or_cloud():
+    cat = bundled_catalog()
+    east, iowa = cat.in_region("eastus"), cat.in_region("us-central1")
+    # NetApp Volumes runs in Google Cloud regions: none of its levels has an Azure region's price
+    assert east.service("gcnv", "premium").price_per_gib_month is None
+    assert east.price_status[("services", "gcnv-premium", "price_per_gib_month")] == "missing"
+    # ... and a Google Cloud region has no Azure price: ANF levels and VM sizes are missing there
+    assert iowa.service("anf", "ultra").price_per_gib_month is None
+    assert iowa.vm("Standard_D4s_v5").price_per_month is None
+    # australiacentral (no ANF price in the source) stays missing, not eastus's figure
+    assert cat.in_region("australiacentral").service("anf", "premium").price_per_gib_month is None
+    # levels with no source anywhere: ANF Flexible (throughput priced apart), NetApp Volumes Flex
+    for level in ("anf-flexible", "gcnv-flex", "gcnv-flex-custom"):
+        assert east.price_status[("services", level, "price_per_gib_month")] == "unpublished", level
+
+
+def test_catalog_show_names_the_share_price_and_its_source(iolab):
+    doc = iolab("catalog show anf-ultra --json --region japanwest").json()
+    assert doc["price_per_gib_month"] == pytest.approx(0.000834 * HOURS)
+    assert doc["price_status"] == {"price_per_gib_month": "priced"}
+    out = iolab("catalog show gcnv-extreme --region europe-west6").out
+    assert "lvaibhavt/ocvs-sizing-tool data/prices.js (2026-09-29), a secondary source, europe-west6" in out
+    listed = iolab("catalog list services --region us-central1").out
+    assert any(line.startswith("gcnv-standard ") and "0.2" in line for line in listed.splitlines())
+
+
+def test_kind_any_in_eastus_ranks_an_anf_share_with_the_disks(iolab):
+    # examples/any-requirements.yaml: 16,000 IOPS of 8 KiB, 70 % reads, 5 ms, 2 TiB.
+    doc = iolab(f"plan {EXAMPLES / 'any-requirements.yaml'} --json").json()
+    assert doc["region"] == "eastus"
+    first, disks = doc["candidates"][0], next(c for c in doc["candidates"] if c["kind"] == "disks")
+    # ANF Ultra, a 2 TiB pool (2,048 GiB) at $0.000538 per GiB-hour, from a Standard_D2pls_v5
+    # client at $0.068 per hour: 2,048 x 0.000538 x 730 + 0.068 x 730 = 804.33 + 49.64.
+    assert first["kind"] == "share" and first["priced"] is True
+    assert (first["config"]["service"], first["config"]["level"]) == ("anf", "ultra")
+    assert first["config"]["pool"] == 2048 * 2**30 and first["config"]["vm"] == "Standard_D2pls_v5"
+    assert first["bill"]["shares"] == pytest.approx(2048 * 0.000538 * HOURS, abs=0.005)
+    assert first["bill"]["vm"] == pytest.approx(0.068 * HOURS, abs=0.005)
+    assert first["monthly_cost"] == pytest.approx(2048 * 0.000538 * HOURS + 0.068 * HOURS, abs=0.01)
+    # the disk answer (Standard_D16pls_v5 + 4 x P30, $937.80) is still ranked, after it
+    assert disks["monthly_cost"] == pytest.approx(937.80, abs=0.01) and disks["rank"] > first["rank"]
+    # ANF Premium needs 2.441 TiB for its throughput; its pool is billed in whole TiB: 3 TiB
+    premium = next(c for c in doc["candidates"] if c["config"].get("level") == "premium")
+    assert premium["config"]["pool"] == 3 * 2**40
+    assert premium["bill"]["shares"] == pytest.approx(3072 * 0.000403 * HOURS, abs=0.005)
+    assert premium["rank"] > disks["rank"]
+
+
+def test_netapp_volumes_are_priced_in_a_google_cloud_region(iolab, tmp_path):
+    req = tmp_path / "gcnv.yaml"
+    req.write_text("version: 1\n"
+                   "jobs: [{rw: randread, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}]\n"
+                   "require: {iops: 2000, latency: 10ms, capacity: 3TiB}\n"
+                   "search: {kind: share, services: [gcnv], protocols: [nfs3], nconnect: [4]}\n")
+    doc = iolab(f"plan {req} --json --region us-central1").json()
+    first = doc["candidates"][0]
+    # Premium, 3 TiB pool (3,072 GiB) at $0.000403014 per GiB-hour: 3,072 x 0.000403014 x 730
+    assert (first["config"]["level"], first["config"]["pool"]) == ("premium", 3 * 2**40)
+    assert first["monthly_cost"] == pytest.approx(3072 * 0.000403014 * HOURS, abs=0.01)
+    # Flex has no price in any source: listed, but unpriced and after the priced levels
+    flex = next(c for c in doc["candidates"] if c["config"]["level"] == "flex")
+    assert flex["priced"] is False and flex["rank"] > max(c["rank"] for c in doc["candidates"] if c["priced"])
