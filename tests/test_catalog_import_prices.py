@@ -122,6 +122,8 @@ def test_generator_on_fixture_excerpts(tmp_path):
     assert "services,anf-premium,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,0.29419,,," in lines
     assert "services,anf-ultra,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,,0.39274," in lines
     assert "services,gcnv-standard,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,0.20000029,," in lines
+    # plancost's golden output: 72 MiB/s of ANF Flexible throughput cost $231.63 a month
+    assert "services,anf-flexible,price_per_mibps_month,USD/MiBps-month,USD,2026-01-19,plancost,,,3.217083333," in lines
     meta = yaml.safe_load((first / "sources.yaml").read_text())["sources"]
     assert meta["zombiescan"]["secondary"] is True and meta["karpenter"]["secondary"] is False
     assert meta["karpenter"]["commit"] == "2b431da153a6a92b705c18046512c60b1631b682"

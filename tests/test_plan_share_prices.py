@@ -20,6 +20,14 @@ GIB_HOUR = {  # ocvs-shares.txt
 }
 
 
+def _requirements(folder, job: str, require: str, search: str):
+    """A share-only requirements file over NFSv3, with a generic client (no VM, no price)."""
+    path = folder / "req.yaml"
+    path.write_text(f"version: 1\njobs: [{job}]\nrequire: {require}\n"
+                    f"search: {{kind: share, protocols: [nfs3], {search}}}\n")
+    return path
+
+
 @pytest.mark.parametrize("region, level", sorted(GIB_HOUR))
 def test_share_level_price_is_the_regions_hourly_price_times_730(region, level):
     row = bundled_catalog().in_region(region)
@@ -47,9 +55,14 @@ def test_no_share_price_is_borrowed_from_another_region_or_cloud():
     assert iowa.vm("Standard_D4s_v5").price_per_month is None
     # australiacentral (no ANF price in the source) stays missing, not eastus's figure
     assert cat.in_region("australiacentral").service("anf", "premium").price_per_gib_month is None
-    # levels with no source anywhere: ANF Flexible (throughput priced apart), NetApp Volumes Flex
-    for level in ("anf-flexible", "gcnv-flex", "gcnv-flex-custom"):
+    # ANF Flexible is priced in westeurope only: elsewhere both of its prices are missing
+    for fld in ("price_per_gib_month", "price_per_mibps_month"):
+        assert east.price_status[("services", "anf-flexible", fld)] == "missing"
+    # levels with no source anywhere: NetApp Volumes Flex (default and custom)
+    for level in ("gcnv-flex", "gcnv-flex-custom"):
         assert east.price_status[("services", level, "price_per_gib_month")] == "unpublished", level
+    # only a level whose throughput is provisioned apart has a throughput price
+    assert ("services", "anf-ultra", "price_per_mibps_month") not in east.price_status
 
 
 def test_catalog_show_names_the_share_price_and_its_source(iolab):
@@ -85,11 +98,8 @@ def test_kind_any_in_eastus_ranks_an_anf_share_with_the_disks(iolab):
 
 
 def test_netapp_volumes_are_priced_in_a_google_cloud_region(iolab, tmp_path):
-    req = tmp_path / "gcnv.yaml"
-    req.write_text("version: 1\n"
-                   "jobs: [{rw: randread, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}]\n"
-                   "require: {iops: 2000, latency: 10ms, capacity: 3TiB}\n"
-                   "search: {kind: share, services: [gcnv], protocols: [nfs3], nconnect: [4]}\n")
+    req = _requirements(tmp_path, "{rw: randread, bs: 64k, iodepth: 16, numjobs: 4, ioengine: libaio}",
+                        "{iops: 2000, latency: 10ms, capacity: 3TiB}", "services: [gcnv], nconnect: [4]")
     doc = iolab(f"plan {req} --json --region us-central1").json()
     first = doc["candidates"][0]
     # Premium, 3 TiB pool (3,072 GiB) at $0.000403014 per GiB-hour: 3,072 x 0.000403014 x 730
@@ -98,3 +108,44 @@ def test_netapp_volumes_are_priced_in_a_google_cloud_region(iolab, tmp_path):
     # Flex has no price in any source: listed, but unpriced and after the priced levels
     flex = next(c for c in doc["candidates"] if c["config"]["level"] == "flex")
     assert flex["priced"] is False and flex["rank"] > max(c["rank"] for c in doc["candidates"] if c["priced"])
+
+
+def test_anf_flexible_bills_throughput_above_the_free_128_mibps(iolab, tmp_path):
+    # plancost-units.txt (West Europe): a 4,096 GiB Flexible pool costs $645.86 a month, and
+    # 72 MiB/s above the free 128 MiB/s cost $231.63: $645.86 / 4,096 per GiB, $231.63 / 72 per MiB/s.
+    per_gib, per_mibps = 645.86 / 4096, 231.63 / 72
+    flex = bundled_catalog().in_region("westeurope").service("anf", "flexible")
+    assert flex.price_per_gib_month == pytest.approx(per_gib) and flex.price_per_mibps_month == pytest.approx(per_mibps)
+    req = _requirements(tmp_path, "{rw: read, bs: 1m, iodepth: 8, numjobs: 4, ioengine: libaio}",
+                        "{bandwidth: 300MiB/s, latency: 50ms, capacity: 500GiB}",
+                        "services: [anf], levels: [flexible], nconnect: [8]")
+    doc = iolab(f"plan {req} --json --region westeurope").json()
+    first = doc["candidates"][0]
+    assert first["priced"] is True and first["config"]["qos"] == "manual"
+    # the smallest pool, 1 TiB (1,024 GiB), and the throughput solved for the load: all of it
+    # above 128 MiB/s is billed
+    mibps = first["config"]["throughput"] / 2**20
+    assert first["config"]["pool"] == 2**40 and mibps > 300
+    assert first["bill"]["shares"] == pytest.approx(1024 * per_gib, abs=0.005)
+    assert first["bill"]["provisioned"] == pytest.approx((mibps - 128) * per_mibps, abs=0.005)
+    # in eastus the throughput price is missing: the same share is listed, unpriced
+    east = iolab(f"plan {req} --json").json()["candidates"][0]
+    assert east["priced"] is False and east["monthly_cost"] is None
+
+
+def test_a_flexible_pool_is_billed_for_its_throughput_and_pools_in_whole_tib(iolab):
+    # examples/pool-requirements.yaml: 4 TiB + 512 GiB + 1 TiB, 900 + 250 + 64 = 1,214 MiB/s.
+    doc = iolab(f"plan {EXAMPLES / 'pool-requirements.yaml'} --json --region westeurope").json()
+    by_level = {c["config"]["level"]: c for c in doc["candidates"]}
+    # Ultra: 128 MiB/s per TiB needs 9.48 TiB; pools grow in whole TiB, so 10 TiB (10,240 GiB)
+    ultra = by_level["ultra"]
+    assert ultra["config"]["pool"] == 10 * 2**40
+    assert ultra["monthly_cost"] == pytest.approx(10240 * 0.000538 * HOURS, abs=0.01)
+    # Flexible: 6 TiB for the capacity, 1,214 MiB/s provisioned, 1,086 of them above the free 128
+    flex = by_level["flexible"]
+    assert flex["config"]["pool"] == 6 * 2**40
+    assert flex["monthly_cost"] == pytest.approx(6144 * 645.86 / 4096 + (1214 - 128) * 231.63 / 72, abs=0.01)
+    assert flex["priced"] is True and flex["rank"] == ultra["rank"] + 1
+    # in eastus Flexible has no throughput price: unpriced, ranked last
+    east = iolab(f"plan {EXAMPLES / 'pool-requirements.yaml'} --json").json()["candidates"]
+    assert [c["config"]["level"] for c in east][-1] == "flexible" and east[-1]["priced"] is False

@@ -13,8 +13,8 @@ Extracts:
 - ``karpenter-vms.csv``: ``region,sku,price`` (USD per hour), VM sizes -> ``vms``/``price_per_hour``.
 - ``zombiescan-disks.txt``: one line per region, ``REGION SKU PRICE ...``; tiers P1..S80 ->
   ``disks``/``price_per_month``; ``premium-v2``/``ultra`` -> ``provisioned``/``price_per_gib_month``.
-- ``infracost-units.txt``: ``section id field region quantity monthly_cost path``; the unit
-  price is monthly_cost / quantity.
+- ``infracost-units.txt``, ``plancost-units.txt``: ``section id field region quantity
+  monthly_cost path``; the unit price is monthly_cost / quantity.
 - ``ocvs-shares.txt``: ``REGION LEVEL PRICE``, a share level's capacity price in USD per
   GiB-hour -> ``services``/``price_per_gib_month`` (times 730 hours). Azure NetApp Files
   levels in Azure regions, Google Cloud NetApp Volumes levels in Google Cloud regions (which
@@ -40,6 +40,7 @@ UNITS = {
     "price_per_gib_month": "USD/GiB-month",
     "price_per_iops_month": "USD/IOPS-month",
     "price_per_mbps_month": "USD/MBps-month",
+    "price_per_mibps_month": "USD/MiBps-month",
 }
 HEADER = ["section", "id", "field", "unit", "currency", "date", "source"]
 _TIER = re.compile(r"^[PES]\d+$")
@@ -92,6 +93,24 @@ def _put(table: dict, key: tuple[str, str, str], source: str, date: str, region:
     row["values"][region] = value
 
 
+def _units(table: dict, path: Path, name: str, what: str) -> dict[str, str]:
+    """A golden-output extract: ``section id field region quantity monthly_cost path`` lines;
+    the unit price is monthly_cost / quantity. Returns the source's metadata."""
+    meta = _meta(path, name, True, what)
+    paths = set()
+    for number, line in _lines(path):
+        parts = line.split()
+        where = f"{path.name}:{number}"
+        if len(parts) != 7 or parts[2] not in UNITS:
+            raise SourceError(f"{where}: expected section id field region quantity monthly_cost path")
+        section, ident, fld, region, quantity, cost, golden = parts
+        unit_price = _number(cost, where) / _number(quantity, where)
+        _put(table, (section, ident, fld), meta["name"], meta["date"], region, unit_price, where)
+        paths.add(golden)
+    meta["path"] = ", ".join(sorted(paths))
+    return meta
+
+
 def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
     """Every price in the extracts: ``{(section, id, field): {source, date, values: {region: price}}}``."""
     table: dict = {}
@@ -127,21 +146,11 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
                 raise SourceError(f"{where}: unknown disk SKU {sku!r}")
             _put(table, key, meta["name"], meta["date"], region, _number(price, where), where)
 
-    path = folder / "infracost-units.txt"
-    meta = _meta(path, "infracost", True,
-                 "Ultra Disk per provisioned IOPS and MB/s; Azure Files premium per GiB (golden test outputs)")
-    paths = set()
-    for number, line in _lines(path):
-        parts = line.split()
-        where = f"{path.name}:{number}"
-        if len(parts) != 7 or parts[2] not in UNITS:
-            raise SourceError(f"{where}: expected section id field region quantity monthly_cost path")
-        section, ident, fld, region, quantity, cost, golden = parts
-        unit_price = _number(cost, where) / _number(quantity, where)
-        _put(table, (section, ident, fld), meta["name"], meta["date"], region, unit_price, where)
-        paths.add(golden)
-    meta["path"] = ", ".join(sorted(paths))
-    sources.append(meta)
+    sources.append(_units(table, folder / "infracost-units.txt", "infracost",
+                          "Ultra Disk per provisioned IOPS and MB/s; Azure Files premium per GiB (golden test outputs)"))
+    sources.append(_units(table, folder / "plancost-units.txt", "plancost",
+                          "Azure NetApp Files Flexible per GiB and per MiB/s above the pool's free 128 MiB/s "
+                          "(golden test outputs)"))
 
     path = folder / "ocvs-shares.txt"
     meta = _meta(path, "ocvs", True,

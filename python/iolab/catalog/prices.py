@@ -40,7 +40,7 @@ PRICE_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "vms": ("price_per_month",),
     "disks": ("price_per_month",),
     "provisioned": ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"),
-    "services": ("price_per_gib_month",),
+    "services": ("price_per_gib_month", "price_per_mibps_month"),
 })
 """The price fields of each catalog section."""
 
@@ -114,6 +114,17 @@ def price_table() -> PriceTable:
     return PriceTable(tuple(header[_FIXED:]), MappingProxyType(rows), MappingProxyType(sources))
 
 
+def _has_price(row: Any, fld: str) -> bool:
+    """Whether ``fld`` is one of ``row``'s prices. A service level's throughput price
+    (``price_per_mibps_month``) is only where the level's throughput is provisioned apart by
+    manual QoS (ANF Flexible); the other levels' throughput comes with their capacity."""
+    if fld not in type(row).model_fields:
+        return False
+    if fld == "price_per_mibps_month":
+        return row.rate_per_tib is None and row.base_throughput is None
+    return True
+
+
 def in_region(catalog: "Catalog", region: str) -> "Catalog":
     """``catalog`` with every price taken from ``region``; see :meth:`Catalog.in_region`."""
     table = price_table()
@@ -125,7 +136,7 @@ def in_region(catalog: "Catalog", region: str) -> "Catalog":
         for ident, row in getattr(catalog, section).items():
             update: dict[str, float | None] = {}
             for fld in fields:
-                if fld not in type(row).model_fields:
+                if not _has_price(row, fld):
                     continue
                 if (section, ident, fld) in catalog.own_prices:
                     status[(section, ident, fld)] = "own"

@@ -80,6 +80,7 @@ class ServiceLevel(Row):
     iops_per_mibps: PositiveFloat | None = None
     latency: PositiveDuration
     price_per_gib_month: NonNegativeFloat | None = None
+    price_per_mibps_month: NonNegativeFloat | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> "ServiceLevel":

@@ -5,8 +5,9 @@
 - Premium SSD v2 and Ultra: per GiB-month of size, plus per IOPS-month and per MB/s-month of
   what is provisioned above the free baseline (Premium SSD v2: 3,000 IOPS and 125 MB/s).
 - A share: per GiB-month of the billed capacity (the capacity pool where the service has
-  pools: at least the pool minimum), plus per MiB/s-month of throughput where the level
-  prices it (``price_per_mibps_month``).
+  pools: at least the pool minimum), plus, for a level whose throughput is provisioned apart
+  (ANF Flexible), per MiB/s-month (``price_per_mibps_month``) of the throughput above the
+  pool's free minimum (``pool_min_throughput``, 128 MiB/s).
 
 Every function returns None when a price it needs is missing from the catalog: such a
 candidate is reported but ranked after priced ones.
@@ -87,11 +88,17 @@ def share_price(level: ServiceLevel, billed: int, throughput: float | None = Non
 
 
 def share_parts(level: ServiceLevel, billed: int, throughput: float | None = None) -> tuple[float, float] | None:
-    """A share's monthly price as (capacity, throughput); None when the level has no price."""
+    """A share's monthly price as (capacity, throughput); None when a price it needs is
+    missing. ``throughput`` (bytes/s) is given for a level whose throughput is provisioned
+    apart (ANF Flexible): it is billed above the pool's free minimum (``pool_min_throughput``)."""
     if level.price_per_gib_month is None:
         return None
-    per_mibps = getattr(level, "price_per_mibps_month", None)
-    extra = throughput / MiB * per_mibps if per_mibps is not None and throughput else 0.0
+    extra = 0.0
+    above = max(0.0, (throughput or 0.0) - (level.pool_min_throughput or 0.0))
+    if above > 0:
+        if level.price_per_mibps_month is None:
+            return None
+        extra = above / MiB * level.price_per_mibps_month
     return math.ceil(billed / GiB) * level.price_per_gib_month, extra
 
 
@@ -108,8 +115,9 @@ def unpriced(catalog: Catalog, config: Config) -> list[str]:
         elif provisioned_price(sku, d.size or sku.min_size, d.iops or 0.0, d.bandwidth or 0.0) is None:
             out.append(sku.id)
     if config.share is not None:
-        level = catalog.service(config.share.service, config.share.level)
-        if level.price_per_gib_month is None:
+        sh = config.share
+        level = catalog.service(sh.service, sh.level)
+        if share_parts(level, billed_capacity(level, sh.size, sh.pool), sh.throughput if sh.manual else None) is None:
             out.append(level.id)
     return out
 

@@ -179,4 +179,5 @@ def _plan(level: ServiceLevel, request: PoolRequest) -> PoolPlan:
     if total_tp > budget * (1 + 1e-9):  # only when a pool maximum throughput caps the budget
         raise _violation("pool-budget", f"the volumes ask {format_rate(total_tp, binary=True)}, over the most a "
                          f"{level.id} pool has ({format_rate(budget, binary=True)})")
-    return PoolPlan(level, int(pool), budget, tuple(volumes), share_price(level, int(pool)), sized_by)
+    provisioned = budget if level.rate_per_tib is None else None  # ANF Flexible bills its throughput
+    return PoolPlan(level, int(pool), budget, tuple(volumes), share_price(level, int(pool), provisioned), sized_by)
