@@ -151,3 +151,20 @@ def test_generator_reproduces_the_bundled_table_byte_for_byte(tmp_path):
     bundled = ROOT / "python" / "iolab" / "catalog" / "data" / "prices"
     for name in ("prices.csv", "sources.yaml"):
         assert (tmp_path / name).read_bytes() == (bundled / name).read_bytes(), name
+
+
+def test_anf_flexible_meters_give_capacity_and_throughput_prices(iolab, tmp_path):
+    # A hand-written page in the API's shape, West Europe, with the unit prices that plancost's
+    # golden output implies ($645.86 / 4,096 GiB / 730 h = $0.000216; $231.63 / 72 MiB/s /
+    # 730 h = $0.004407); the throughput meter's free tier (price 0 below 128 MiB/s) loses to
+    # the paid tier from 128 MiB/s.
+    out = tmp_path / "flex.yaml"
+    r = iolab(f"catalog import-prices {RETAIL / 'anf-flexible.json'} -o {out}")
+    assert r.code == 0, r.err
+    services = yaml.safe_load(out.read_text())["services"]
+    assert services == {"anf-flexible": {"price_per_gib_month": pytest.approx(0.000216 * 730),
+                                         "price_per_mibps_month": pytest.approx(0.004407 * 730)},
+                        "anf-ultra": {"price_per_gib_month": pytest.approx(0.000538 * 730)}}
+    # with the file, Flexible is priced in a region whose table lacks its throughput price
+    doc = iolab(f"catalog show anf-flexible --json --catalog {out} --region eastus").json()
+    assert doc["price_status"] == {"price_per_gib_month": "own", "price_per_mibps_month": "own"}

@@ -36,7 +36,7 @@ from ..errors import InputError, SchemaError, nearest
 from ..schema import load_yaml, parse_yaml, validate
 from .catalog import SECTIONS, Catalog
 from .defaults import Defaults
-from .row import Row, Sourced
+from .row import PRICE_FIELDS, Row, Sourced
 
 __all__ = ["load_catalog", "bundled_catalog", "TOP_LEVEL"]
 
@@ -240,10 +240,9 @@ def _build(draft: _Draft) -> Catalog:
 
 
 _BUNDLED = "iolab/catalog/data/"
-_PRICE_FIELDS = {"vms": {"price_per_month": ("price_per_month", "price_per_hour")},
-                 "disks": {"price_per_month": ("price_per_month",)},
-                 "provisioned": {f: (f,) for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")},
-                 "services": {"price_per_gib_month": ("price_per_gib_month",)}}
+_GIVEN_AS = {("vms", "price_per_month"): ("price_per_month", "price_per_hour")}
+_PRICE_FIELDS = {section: {f: _GIVEN_AS.get((section, f), (f,)) for f in fields}
+                 for section, fields in PRICE_FIELDS.items()}
 
 
 def _own_prices(draft: _Draft) -> frozenset[tuple[str, str, str]]:

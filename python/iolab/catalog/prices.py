@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ..errors import UnknownIdError
-from .row import HOURS_PER_MONTH
+from .row import HOURS_PER_MONTH, PRICE_FIELDS
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -36,14 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region"]
 
 DEFAULT_REGION = "eastus"
-PRICE_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "vms": ("price_per_month",),
-    "disks": ("price_per_month",),
-    "provisioned": ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"),
-    "services": ("price_per_gib_month", "price_per_mibps_month"),
-})
-"""The price fields of each catalog section."""
-
 PriceStatus = Literal["priced", "missing", "unpublished", "own"]
 """How a row's price was set by :func:`in_region`: from the region's table (``priced``); the
 table has the figure for other regions but not this one (``missing``); no source publishes

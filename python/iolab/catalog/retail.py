@@ -16,8 +16,11 @@ keeps (everything else is counted by the reason it was skipped):
   (MBps)", hourly units times 730 -> ``price_per_gib_month``, ``price_per_iops_month``,
   ``price_per_mbps_month``.
 - Azure NetApp Files (``productName`` "Azure NetApp Files"): the "Standard Capacity",
-  "Premium Capacity" and "Ultra Capacity" meters (unit "1 GiB/Hour", times 730) ->
-  ``services.anf-LEVEL.price_per_gib_month``; other ANF meters are skipped.
+  "Premium Capacity", "Ultra Capacity" and "Flexible Service Level Capacity" meters (unit
+  "1 GiB/Hour", times 730) -> ``services.anf-LEVEL.price_per_gib_month``; "Flexible Service
+  Level Throughput MiBps" (unit "1/Hour", times 730) -> ``services.anf-flexible.
+  price_per_mibps_month`` (billed above the pool's free 128 MiB/s). Other ANF meters
+  (double encryption, cool access, backup) are skipped.
 
 When an id has several prices, the one with the latest ``effectiveStartDate`` wins; among
 prices of the same date, the one of the highest ``tierMinimumUnits`` (the API lists Premium
@@ -45,7 +48,11 @@ ITEM_FIELDS = ("armSkuName", "armRegionName", "retailPrice", "unitOfMeasure", "m
 _DISK_METER = re.compile(r"^([PES]\d+) LRS Disk$")
 _DISK_PRODUCT = {"P": "Premium SSD Managed Disks", "E": "Standard SSD Managed Disks", "S": "Standard HDD Managed Disks"}
 _PROVISIONED = {"Azure Premium SSD v2": "premium-v2", "Ultra Disks": "ultra"}
-_ANF_METERS = {"Standard Capacity": "anf-standard", "Premium Capacity": "anf-premium", "Ultra Capacity": "anf-ultra"}
+_ANF_METERS = {"Standard Capacity": ("anf-standard", "price_per_gib_month", "1 GiB/Hour"),
+               "Premium Capacity": ("anf-premium", "price_per_gib_month", "1 GiB/Hour"),
+               "Ultra Capacity": ("anf-ultra", "price_per_gib_month", "1 GiB/Hour"),
+               "Flexible Service Level Capacity": ("anf-flexible", "price_per_gib_month", "1 GiB/Hour"),
+               "Flexible Service Level Throughput MiBps": ("anf-flexible", "price_per_mibps_month", "1/Hour")}
 _PROVISIONED_METERS = (("Provisioned Capacity", "price_per_gib_month", ("1 GiB/Hour", "1 GiB/Month")),
                        ("Provisioned IOPS", "price_per_iops_month", ("1/Hour", "1/Month")),
                        ("Provisioned Throughput (MBps)", "price_per_mbps_month", ("1/Hour", "1/Month")))
@@ -133,9 +140,10 @@ def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
     if product == "Azure NetApp Files":
         if meter not in _ANF_METERS:
             return "Azure NetApp Files meter not priced by the catalog"
-        if unit != "1 GiB/Hour":
+        level, fld, expected = _ANF_METERS[meter]
+        if unit != expected:
             return f"Azure NetApp Files price in an unknown unit ({unit})"
-        return ("services", _ANF_METERS[meter], "price_per_gib_month"), float(item["retailPrice"]) * HOURS_PER_MONTH
+        return ("services", level, fld), float(item["retailPrice"]) * HOURS_PER_MONTH
     if "Managed Disks" in product:
         return "other disk meter (redundancy other than LRS, operations, bursting)"
     return "not a VM size or managed disk"

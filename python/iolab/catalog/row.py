@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
 from ..schema import FrozenModel
 
-__all__ = ["Sourced", "Row", "HOURS_PER_MONTH"]
+__all__ = ["Sourced", "Row", "HOURS_PER_MONTH", "PRICE_FIELDS"]
 
 HOURS_PER_MONTH = 730.0
 """Hours in a billing month: an hourly price times this is the monthly price."""
+
+PRICE_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "vms": ("price_per_month",),
+    "disks": ("price_per_month",),
+    "provisioned": ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"),
+    "services": ("price_per_gib_month", "price_per_mibps_month"),
+})
+"""The price fields of each catalog section (a VM's ``price_per_month`` may be given as
+``price_per_hour``)."""
 
 
 class Sourced(FrozenModel):

@@ -50,7 +50,7 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
               f"(pages saved from the Azure Retail Prices API): region {found.region or 'none'}, "
               f"currency {found.currency or 'none'}, effective {dates[0] if dates else '-'} to {dates[-1] if dates else '-'}.",
               "VM prices are Linux pay-as-you-go per hour; disks per month; provisioned disks per GiB, IOPS, MB/s a month;"
-              " services per GiB a month."]
+              " services per GiB a month (ANF Flexible also per MiB/s a month)."]
     text = _render(data, header)
     if output is None:
         sys.stdout.write(text)
