@@ -77,6 +77,33 @@ def test_buffered_sequential_reads_are_held_by_the_read_ahead_window(iolab, tmp_
     assert direct["outstanding"] == 1 and direct["bandwidth"] > 4 * small["bandwidth"]  # 1 MiB per round trip
 
 
+
+def test_a_rate_limit_on_buffered_reads_counts_the_application_reads(iolab, tmp_path):
+    """rate_iops counts the application's reads: four readers of 1 MiB at 25 reads/s each ask
+    100 MiB/s, whatever the read-ahead's request size (128 KiB: 800 requests/s of it)."""
+    text = FILES.format(extra="", direct=0).replace("direct: 0}", "direct: 0, numjobs: 4, rate_iops: 25}")
+    doc = iolab("predict", write(tmp_path, text), "--json").json()
+    assert doc["bandwidth"] == pytest.approx(100 * 2**20, rel=0.01)
+    assert doc["iops"] == pytest.approx(800, rel=0.01)  # IOPS count the 128 KiB requests
+    assert any("rate_iops of 25 reads/s is 200 requests/s" in n for n in doc["notes"])
+
+
+def test_plan_of_buffered_sequential_reads_on_a_share_loads_it_at_the_required_bandwidth(iolab, tmp_path):
+    """375 reads/s of 1 MiB, buffered, on an Azure NetApp Files share: the shown candidate's
+    service carries 375 MiB/s of the quota it was sized to (375 / 0.8 = 468.75 MiB/s): 80 %
+    busy, as the search solved it, not the eighth of that its 128 KiB requests would be."""
+    req = tmp_path / "r.yaml"
+    req.write_text("version: 1\njobs:\n  - {rw: read, bs: 1m, iodepth: 16, numjobs: 4, ioengine: libaio}\n"
+                   "require: {bandwidth: 375MiB/s, capacity: 2TiB}\n"
+                   "search: {kind: share, services: [anf], protocols: [nfs3], vms: [Standard_D16s_v5]}\n")
+    doc = iolab("plan", req, "--json").json()
+    best = doc["candidates"][0]
+    assert best["config"]["throughput"] == pytest.approx(375 / 0.8 * 2**20, rel=0.01)
+    assert best["prediction"]["iops"] == pytest.approx(375, rel=1e-3)
+    assert best["prediction"]["bottleneck"]["kind"] == "service"
+    assert best["prediction"]["bottleneck"]["utilization"] == pytest.approx(0.8, abs=0.01)
+
+
 PHASES = ("volumes:\n  nvme: {device: {iops: 100000, bandwidth: 1GB/s, read_latency: 100us}}\njobs:\n"
           "  - {name: fill, rw: write, bs: 1m, iodepth: 16, ioengine: libaio, direct: 1, size: 10g}\n"
           "  - {name: probe, rw: randread, bs: 4k, iodepth: 32, ioengine: libaio, direct: 1, %s, runtime: 60,"

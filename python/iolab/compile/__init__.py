@@ -16,7 +16,7 @@ from . import device, disks, shares
 from .builder import Builder
 from .vm import client_vm
 
-__all__ = ["compile_scenario"]
+__all__ = ["compile_scenario", "requests_per_io"]
 
 
 def compile_scenario(scenario: Scenario) -> Network:
@@ -39,3 +39,16 @@ def compile_scenario(scenario: Scenario) -> Network:
             elif isinstance(vol, DeviceVolume):
                 device.compile_volume(b, scenario, name, vol, jobs, client, vm)
     return b.network()
+
+
+def requests_per_io(scenario: Scenario) -> dict[str, float]:
+    """Modelled requests per application IO, by job name: 1 except for a buffered sequential
+    reader over NFS, whose reads the client's read-ahead serves in requests of its own size."""
+    out: dict[str, float] = {}
+    for j in scenario.jobs:
+        vol = scenario.volumes.get(j.volume)
+        if isinstance(vol, ShareVolume):
+            out[j.name] = shares.requests_per_io(vol, scenario.catalog.protocol(vol.protocol), j.fio)
+        else:
+            out[j.name] = 1.0
+    return out

@@ -79,21 +79,44 @@ def connections(s: Scenario, name: str, vol: ShareVolume, proto: Protocol) -> in
     return (proto.channels_per_nic or 1) if vol.protocol == "smb3" else 1
 
 
-def read_ahead(b: Builder, name: str, vol: ShareVolume, proto: Protocol, fio: FioJob) -> FioJob:
-    """A buffered (``direct=0``) sequential reader over the kernel NFS client is served by the
-    client's read-ahead: per stream, ``window / request`` requests of ``min(rsize, window)``
-    in flight, whatever the application's ``bs`` and ``iodepth``."""
+def read_ahead_request(vol: ShareVolume, proto: Protocol, fio: FioJob) -> int | None:
+    """The request size that serves a buffered (``direct=0``) sequential reader over the kernel
+    NFS client (``min(rsize, window)``), or ``None`` when its IOs are the application's own."""
     window = vol.read_ahead_kb * 1024 if vol.read_ahead_kb else proto.read_ahead
     rsize = vol.rsize or proto.rsize or window
     if fio.direct or fio.rw != "read" or not window or not rsize:
+        return None
+    return min(rsize, window)
+
+
+def requests_per_io(vol: ShareVolume, proto: Protocol, fio: FioJob) -> float:
+    """Modelled requests per application read: its mean size over the read-ahead request (1
+    when the job's IOs are modelled as they are)."""
+    request = read_ahead_request(vol, proto, fio)
+    if request is None:
+        return 1.0
+    return sum(share * size for _, share, size in directions(fio)) / request
+
+
+def read_ahead(b: Builder, name: str, vol: ShareVolume, proto: Protocol, fio: FioJob) -> FioJob:
+    """A buffered (``direct=0``) sequential reader over the kernel NFS client is served by the
+    client's read-ahead: per stream, ``window / request`` requests of ``min(rsize, window)``
+    in flight, whatever the application's ``bs`` and ``iodepth``. A rate limit (fio's
+    ``rate_iops``, in application reads) becomes the requests those reads make."""
+    request = read_ahead_request(vol, proto, fio)
+    if request is None:
         return fio
-    request = min(rsize, window)
+    window = vol.read_ahead_kb * 1024 if vol.read_ahead_kb else proto.read_ahead
     depth = max(1, window // request)
+    rate = fio.rate_iops * requests_per_io(vol, proto, fio) if fio.rate_iops else None
+    limit = (f"; its rate_iops of {fio.rate_iops:g} reads/s is {rate:g} requests/s"
+             if rate is not None and rate != fio.rate_iops else "")
     b.note(f"{name}: {fio.name} reads buffered (direct=0): the client's read-ahead keeps {depth} request(s) "
            f"of {format_size(request)} in flight per stream ({format_size(window)} window); IOPS count "
-           "those requests")
+           f"those requests{limit}")
     options = {k: v for k, v in fio.options.items() if k not in ("bssplit", "bsrange")}
-    return fio.replace(bs=request, bs_write=None, iodepth=depth, ioengine="libaio", options=options)
+    return fio.replace(bs=request, bs_write=None, iodepth=depth, ioengine="libaio", options=options,
+                       rate_iops=rate)
 
 
 def connection_costs(proto: Protocol, vol: ShareVolume) -> tuple[float, float, float]:

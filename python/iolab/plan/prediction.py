@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analytic import OpenSolution, ResourceLoad, chains, solve_open
-from ..compile import compile_scenario
+from ..compile import compile_scenario, requests_per_io
 from ..network import Hold, Network, Step, Visit, walk
 from .config import Config
 from .requirements import Requirements
@@ -93,13 +93,21 @@ def predict_at_load(req: Requirements, wl: Workload, config: Config,
     scenario = config.scenario(req, req.search.stripe_size)
     network = compile_scenario(scenario)
     per_job = rates(network) if rates is not None else None
-    sol = solve_open(network, wl.rate if per_job is None else sum(per_job.values()), per_job)
+    rate = wl.rate if per_job is None else sum(per_job.values())
+    factors = requests_per_io(scenario)
+    if any(f != 1.0 for f in factors.values()):
+        # The required rate counts application IOs; a read-ahead job's network counts requests.
+        if per_job is None:
+            by_name = {j.name: wl.rate * share / req.clients for j, share in zip(wl.jobs, wl.shares)}
+            per_job = {j.name: by_name[j.group] for j in network.jobs}
+        per_job = {j.name: per_job[j.name] * factors.get(j.group, 1.0) for j in network.jobs}
+    sol = solve_open(network, rate if per_job is None else sum(per_job.values()), per_job)
     labels = {r.id: r for r in network.resources}
     resources = tuple(ResourceLoad(k, labels[k].label, labels[k].kind, u) for k, u in sol.utilization.items())
     occupancy = slot_loads(network, sol.rate, sol, per_job)
     slots = tuple(ResourceLoad(s.id, s.label, "connection-slots" if s.kind == "connection" else s.kind, occupancy[s.id] / s.slots)
                   for s in network.slot_limits)
-    return LoadPrediction(config, network, sol, sol.rate, wl.bandwidth if bandwidth is None else bandwidth,
+    return LoadPrediction(config, network, sol, rate, wl.bandwidth if bandwidth is None else bandwidth,
                           resources, slots)
 
 
