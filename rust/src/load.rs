@@ -123,6 +123,36 @@ mod tests {
         assert!(m.pass(&l, &cap, 20_000 * 10_000 + 100_000_000, 8_000.0, 8_000.0) < 1.0);
     }
 
+    fn network(load: serde_json::Value) -> Result<crate::program::Program, SimError> {
+        use serde_json::json;
+        let net: crate::input::NetworkIn = serde_json::from_value(json!({
+            "resources": [
+                {"id": "q", "label": "quota", "kind": "service", "cap": {"ops_per_s": 1000.0}},
+                {"id": "z", "label": "latency", "kind": "service", "delay": {"distribution": "deterministic"}}],
+            "jobs": [{"name": "j", "group": "j", "population": 4, "working_set": 1 << 20}],
+            "classes": [{"id": "c", "job": 0, "direction": "read", "probability": 1.0, "bytes": 4096,
+                         "route": [{"visit": {"resource": "q", "bytes": 4096}},
+                                   {"visit": {"resource": "z", "bytes": 4096, "latency": 0.001}}, load]}],
+        }))
+        .unwrap();
+        crate::program::compile(&net)
+    }
+
+    #[test]
+    fn a_load_step_names_its_cap_and_delay() {
+        use serde_json::json;
+        let p = network(json!({"load": {"resource": "z", "bytes": 4096, "cap": "q", "scale": 0.001, "onset": 0.3}})).unwrap();
+        // 1,000 ops/s: 1 ms of the cap per IO; one law.
+        assert_eq!(p.loads, vec![LoadDef { cap: 0, scale: 1e6, onset: 0.3, exponent: 1.0, window: 1e7 }]);
+        assert!(p.ops.iter().any(|op| matches!(op, crate::route::Op::Load { work, .. } if (*work - 1e6).abs() < 1e-6)));
+        let swapped = network(json!({"load": {"resource": "q", "bytes": 4096, "cap": "q", "scale": 0.001}})).unwrap_err();
+        assert!(swapped.field.ends_with("route[2].load.resource"), "{swapped}");
+        let not_cap = network(json!({"load": {"resource": "z", "bytes": 4096, "cap": "z", "scale": 0.001}})).unwrap_err();
+        assert!(not_cap.field.ends_with("route[2].load.cap"), "{not_cap}");
+        let bad = network(json!({"load": {"resource": "z", "bytes": 4096, "cap": "q", "scale": 0.001, "onset": 1.0}})).unwrap_err();
+        assert!(bad.field.ends_with("route[2].load.onset"), "{bad}");
+    }
+
     #[test]
     fn a_bursting_cap_counts_its_burst_service_time() {
         let tank = Tank { size: 1e9, rate: 1e-6, initial: 1e9 };
