@@ -63,10 +63,18 @@ def test_findings_for_anf_with_predicted_gains(iolab):
     ss = f[("nfs-session-slots", "/mnt/oradata")]
     assert (ss["now"], ss["recommended"]) == (64, 180)
     assert "max_session_slots=180" in ss["how"]
-    # 8 KiB reads, 256 in flight: 64 slots at ~0.5 ms service latency -> about 128,000 IOPS;
-    # 180 slots -> the volume's 2,048 MiB/s / 8 KiB = 262,144 IOPS
-    assert ss["predicted"]["before"]["iops"] == pytest.approx(64 / 0.0005, rel=0.03)
-    assert ss["predicted"]["after"]["iops"] == pytest.approx(262144, rel=1e-3)
+    # 8 KiB reads, 256 in flight, the session's slots each held 0.5 ms plus the volume's load
+    # delay, 0.95 ms x (u - 0.3) / 0.7 at u = X / 262,144 (2,048 MiB/s of 8 KiB; docs/model.md):
+    # X (0.5 ms + that) = slots, a quadratic -> 64 slots: about 102,600 IOPS; 180: 177,700
+    k = 0.95e-3 / 0.7
+    a, b = 0.5e-3 - 0.3 * k, k / 262144
+
+    def loaded(slots: int) -> float:
+        return 2 * slots / (a + (a * a + 4 * b * slots) ** 0.5)
+
+    assert (loaded(64), loaded(180)) == (pytest.approx(102_600, rel=1e-3), pytest.approx(177_700, rel=1e-3))
+    assert ss["predicted"]["before"]["iops"] == pytest.approx(loaded(64), rel=0.03)
+    assert ss["predicted"]["after"]["iops"] == pytest.approx(loaded(180), rel=0.03)
     smb = f[("smb-multichannel", "/mnt/smb")]
     # one channel 14,000 IOPS of 64 KiB; four: the 16 TiB premium share's 3,000 + 16,384 baseline IOPS
     assert smb["predicted"]["after"]["iops"] == pytest.approx(3000 + 16384, rel=1e-3)

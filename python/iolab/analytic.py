@@ -9,6 +9,10 @@
 - **Open** (``solve_open`` and the vectorised ``open_model``): for a required rate,
   utilizations, the M/M/1 latency ``R = Z + Σ D / (1 − U)`` and the concurrency ``λ R``.
 - **Bounds and knee**: ``X(N) ≤ min(N / (Z + ΣD), 1 / D_max)``; ``N* = (Z + ΣD) / D_max``.
+- **Load delays** (a share's latency under load, :class:`~iolab.network.LoadLaw`): a delay
+  whose mean follows the utilization of a cap. In the closed solution, at each population
+  step, the throughput and the delay it causes agree (:func:`_loaded_rate`); the open one
+  evaluates the law at the required load.
 
 All times in seconds, rates in ops/s.
 """
@@ -22,7 +26,7 @@ import numpy as np
 
 from dataclasses import replace
 
-from .network import Class, Flat, Fork, Hold, Network, Step, Visit, flatten, walk
+from .network import Class, Flat, Fork, Hold, LoadLaw, Network, Step, Visit, flatten, walk
 
 __all__ = [
     "Chains",
@@ -30,6 +34,7 @@ __all__ = [
     "SlotLoad",
     "ClassResult",
     "BurstResult",
+    "LoadDelay",
     "Solution",
     "OpenSolution",
     "chains",
@@ -65,9 +70,21 @@ class Chains:
     rate: np.ndarray | None = None   # per chain: fio's rate limit (ops/s), nan where none
     overlap: np.ndarray | None = None  # phi[j, k]: share of the residence at k in the response
                                        # time (1, or 1/m for m fork members run in parallel)
+    laws: tuple[LoadLaw, ...] = ()     # the load delays' laws
+    load: np.ndarray | None = None     # L[j, l]: passes of chain j's IO through law l's delay
 
     def phi(self) -> np.ndarray:
         return self.overlap if self.overlap is not None else np.ones_like(self.demand)
+
+    def law_caps(self) -> list[int]:
+        """The index (in ``caps``) of each law's cap."""
+        return [self.caps.index(law.cap) for law in self.laws]
+
+    def load_delay(self, u: np.ndarray) -> np.ndarray:
+        """(J,): each chain's load delay per IO when law ``l``'s cap is at utilization ``u[l]``."""
+        if not self.laws or self.load is None:
+            return np.zeros(len(self.jobs))
+        return self.load @ np.array([law.delay(float(x)) for law, x in zip(self.laws, u)])
 
 
 def chains(network: Network) -> Chains:
@@ -80,10 +97,15 @@ def chains(network: Network) -> Chains:
     D, B, G, P = np.zeros((nj, nk)), np.zeros((nj, nk)), np.zeros((nj, nk)), np.zeros((nj, nk))
     Z, S = np.zeros(nj), np.zeros((nj, ns))
     flats: dict[str, Flat] = {}
+    laws: dict[LoadLaw, int] = {}
+    passes: dict[tuple[int, int], float] = {}
     for c in network.classes:
         f = flatten(network, c)
         flats[c.id] = f
         j, p = jidx[c.job], c.probability
+        for law, n in f.load.items():
+            key = (j, laws.setdefault(law, len(laws)))
+            passes[key] = passes.get(key, 0.0) + p * n
         for rid, d in f.demand.items():
             D[j, kidx[rid]] += p * d
         for rid, d in f.response.items():
@@ -99,15 +121,117 @@ def chains(network: Network) -> Chains:
     rate = np.array([float(j.rate) if j.rate else math.nan for j in network.jobs])
     with np.errstate(divide="ignore", invalid="ignore"):
         phi = np.where(D > 0, P / np.where(D > 0, D, 1.0), 1.0)
-    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi)
+    L = np.zeros((nj, len(laws)))
+    for (j, l), n in passes.items():
+        L[j, l] = n
+    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi, tuple(laws), L)
 
 
-def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+#: Load delays of one chain: (passes per IO, law, the IO's demand at the law's cap). The
+#: delay an IO spends is ``Σ passes × law.delay(X × demand)`` at the chain's throughput X.
+Loads = tuple[tuple[float, LoadLaw, float], ...]
+
+
+def _loads(ch: Chains, D: np.ndarray) -> tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None:
+    """The chains' load delays: passes (J, L), laws, and each chain's demand at each law's
+    cap (J, L) from the demands ``D``; None without load delays."""
+    if not ch.laws or ch.load is None:
+        return None
+    return ch.load, ch.laws, D[:, ch.law_caps()]
+
+
+def _load_time(X: float, load: Loads) -> float:
+    return sum(p * law.delay(X * c) for p, law, c in load)
+
+
+def _loaded_rate(n: float, A: float, load: Loads) -> float:
+    """The throughput ``X`` of ``n`` IOs in flight whose cycle is ``A`` seconds plus the
+    load delays at ``X``: the root of ``F(X) = X (A + Σ p × delay(X c)) − n``. ``F`` grows
+    with ``X``, so the root is unique; it lies between ``n / (A + the delays at full caps)``
+    and ``n / A``. Laws of exponent 1 are linear between their breakpoints, where ``F`` is
+    a quadratic solved exactly (:func:`_linear_rate`); others by Newton's method kept
+    inside that bracket."""
+    hi = n / A if A > 0 else math.inf
+    if not load or not math.isfinite(hi) or _load_time(hi, load) <= 0.0:
+        return hi
+    if all(law.exponent == 1.0 for _, law, _ in load):
+        return _linear_rate(n, A, load, hi)
+    lo = n / (A + sum(p * law.scale for p, law, _ in load))
+    x = hi
+    for _ in range(60):
+        f = x * (A + _load_time(x, load)) - n
+        if abs(f) <= 1e-12 * n:
+            break
+        if f > 0:
+            hi = x
+        else:
+            lo = x
+        slope = A + _load_time(x, load) + x * sum(p * c * law.slope(x * c) for p, law, c in load)
+        step = x - f / slope
+        x = step if lo < step < hi else 0.5 * (lo + hi)
+        if hi - lo <= 1e-14 * hi:
+            break
+    return x
+
+
+def _linear_rate(n: float, A: float, load: Loads, hi: float) -> float:
+    """:func:`_loaded_rate` for laws of exponent 1: between breakpoints (where a law starts
+    or reaches a full cap) the delays are ``a + b X``, so ``X (A + a + b X) = n``."""
+    cuts = sorted({0.0, hi} | {x for _, law, c in load if c > 0
+                               for x in (law.onset / c, 1.0 / c) if 0.0 < x < hi})
+    for left, right in zip(cuts, cuts[1:]):
+        mid = 0.5 * (left + right)
+        a = b = 0.0
+        for p, law, c in load:
+            u = mid * c
+            if u >= 1.0:
+                a += p * law.scale
+            elif u > law.onset:
+                k = p * law.scale / (1.0 - law.onset)
+                a -= k * law.onset
+                b += k * c
+        if right * (A + a + b * right) - n < 0.0:
+            continue
+        if b <= 0.0:
+            return n / (A + a)
+        return 2.0 * n / ((A + a) + math.sqrt((A + a) ** 2 + 4.0 * b * n))
+    return hi
+
+
+def _rate_function(load: Loads):
+    """``(n, A) -> X`` as :func:`_loaded_rate` for ``load``, with the common case (no load
+    delay, or one law of exponent 1: a share) in a few float operations."""
+    if not load:
+        return lambda n, A: n / A if A > 0 else math.inf
+    if len(load) == 1 and load[0][1].exponent == 1.0 and load[0][2] > 0:
+        p, law, c = load[0]
+        s, o = p * law.scale, law.onset
+        k = s / (1.0 - o)
+        start, full = o / c, 1.0 / c   # throughputs where the delay starts and where it is full
+
+        def one(n: float, A: float) -> float:
+            if A <= 0:
+                return math.inf
+            X = n / A
+            if X <= start:
+                return X
+            a = A - k * o
+            X = 2.0 * n / (a + math.sqrt(a * a + 4.0 * k * c * n))
+            return X if X <= full else n / (A + s)
+
+        return one
+    return lambda n, A: _loaded_rate(n, A, load)
+
+
+def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None,
+              load: Loads = ()) -> tuple[float, np.ndarray]:
     """Exact single-chain MVA. ``D``: demands (K,), ``Z``: delay, ``N``: population (a
     fractional population interpolates linearly between its neighbours). ``phi`` (K,): the
     share of each station's residence that adds to the cycle time (1 for stations visited in
     turn; 1/m for the m members of a fork, which run in parallel); queues are Little's law
-    of the full residence. Returns (throughput, mean queue length per station).
+    of the full residence. ``load``: delays whose mean follows a cap's utilization
+    (:data:`Loads`): at each population the throughput and the delays it causes agree
+    (:func:`_loaded_rate`). Returns (throughput, mean queue length per station).
 
     Stations of equal demand have equal queues, so the recursion runs over the distinct
     demands with their multiplicities (in plain floats: a population of thousands takes
@@ -124,20 +248,21 @@ def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None) 
     G = len(d)
     q = [0.0] * G
     X = 0.0
+    rate = _rate_function(load)
     n_int = int(math.floor(N))
     dmax = max(d, default=0.0)
     for n in range(1, n_int + 1):
         r = [d[g] * (1.0 + q[g]) for g in range(G)]
         total = Z + sum(w[g] * r[g] for g in range(G))
-        X = n / total if total > 0 else math.inf
+        X = rate(n, total)
         q = [X * r[g] for g in range(G)]
         if n < N and (X * dmax >= SATURATED or n >= EXACT_STEPS):
-            X, q = _large_population(d, w, q, X, n, Z, N)
+            X, q = _large_population(d, w, q, X, n, Z, N, load)
             return X, np.asarray(q)[inverse].reshape(D.shape)
     frac = N - n_int
     if frac > 1e-12:
         r = [d[g] * (1.0 + q[g]) for g in range(G)]
-        X_next = (n_int + 1) / (Z + sum(w[g] * r[g] for g in range(G)))
+        X_next = rate(n_int + 1, Z + sum(w[g] * r[g] for g in range(G)))
         q_next = [X_next * r[g] for g in range(G)]
         if n_int == 0:
             X, q = frac * X_next, [frac * v for v in q_next]
@@ -158,7 +283,7 @@ EXACT_STEPS = 4096
 
 
 def _large_population(d: list[float], w: list[float], q: list[float], X: float, n: int, Z: float,
-                      N: float) -> tuple[float, list[float]]:
+                      N: float, load: Loads = ()) -> tuple[float, list[float]]:
     """Exact MVA's answer at a large population ``N``, from its throughput ``X`` and queues
     ``q`` at population ``n`` < ``N``, in a time that does not grow with ``N``.
 
@@ -170,7 +295,8 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
     is exact for stations of equal demand as ``N`` grows), started from ``q`` scaled to
     ``N`` and run for a bounded number of rounds.
 
-    ``d``: the distinct demands, ``w``: their weights in the cycle (count × phi)."""
+    ``d``: the distinct demands, ``w``: their weights in the cycle (count × phi); ``load``
+    as in :func:`exact_mva`."""
     G = len(d)
     dmax = max(d, default=0.0)
     if dmax <= 0.0:  # nothing but the delay: X = N / Z
@@ -179,7 +305,7 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
         r = [v / X for v in q]  # residences at population n (Little)
         X = 1.0 / dmax
         top = [g for g in range(G) if d[g] >= dmax * (1.0 - 1e-9)]
-        rest = N / X - Z - sum(w[g] * r[g] for g in range(G) if g not in top)
+        rest = N / X - Z - _load_time(X, load) - sum(w[g] * r[g] for g in range(G) if g not in top)
         share = sum(w[g] for g in top)
         out = list(q)
         for g in top:
@@ -189,7 +315,7 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
     X = 0.0
     for _ in range(1000):
         r = [d[g] * (1.0 + q[g] * (N - 1.0) / N) for g in range(G)]
-        X = min(N / (Z + sum(w[g] * r[g] for g in range(G))), 1.0 / dmax)
+        X = min(_loaded_rate(N, Z + sum(w[g] * r[g] for g in range(G)), load), 1.0 / dmax)
         new = [0.5 * q[g] + 0.5 * X * r[g] for g in range(G)]
         done = max(abs(a - b) for a, b in zip(new, q)) < 1e-12 * N
         q = new
@@ -199,11 +325,15 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
 
 
 def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarray | None = None,
-                   tol: float = 1e-10, max_iter: int = 20000) -> tuple[np.ndarray, np.ndarray]:
+                   tol: float = 1e-10, max_iter: int = 20000,
+                   load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """Schweitzer–Bard approximate MVA for several chains.
 
     ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations, ``phi`` (J, K) as in
-    :func:`exact_mva`. Returns (throughput per chain (J,), queue lengths (J, K))."""
+    :func:`exact_mva`; ``load``: load delays as :func:`_loads` gives them, each evaluated
+    at the utilization its cap had in the previous round (they settle with the queues).
+    Returns (throughput per chain (J,), queue lengths (J, K))."""
     ph = np.ones_like(D) if phi is None else phi
     J, K = D.shape
     active = N > 0
@@ -216,6 +346,9 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
         A = total[None, :] - Q + own
         R = D * (1.0 + A)
         cycle = Z + (ph * R).sum(axis=1)
+        if load is not None:
+            passes, laws, c = load
+            cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
         X = np.where(active & (cycle > 0), N / np.where(cycle > 0, cycle, 1.0), 0.0)
         Q_new = X[:, None] * R
         if np.max(np.abs(Q_new - Q)) < tol * max(1.0, float(N.max(initial=1.0))):
@@ -225,11 +358,16 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
     return X, Q
 
 
-def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, phi: np.ndarray) -> np.ndarray:
+def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, phi: np.ndarray,
+         load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None) -> np.ndarray:
     if len(N) == 1:
-        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0])
+        one: Loads = ()
+        if load is not None:
+            passes, laws, c = load
+            one = tuple((float(passes[0, l]), law, float(c[0, l])) for l, law in enumerate(laws))
+        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0], one)
         return np.array([X])
-    return schweitzer_mva(D, Z, N, phi=phi)[0]
+    return schweitzer_mva(D, Z, N, phi=phi, load=load)[0]
 
 
 @dataclass(frozen=True)
@@ -278,6 +416,18 @@ class BurstResult:
 
 
 @dataclass(frozen=True)
+class LoadDelay:
+    """A share's load delay in the solution: the utilization ``u`` of its quota (cap
+    ``id``) and the ``delay`` (seconds) each IO through it spends on top of the unloaded
+    latency."""
+
+    id: str
+    label: str
+    utilization: float
+    delay: float
+
+
+@dataclass(frozen=True)
 class Solution:
     """The closed (fio-like) prediction of a network."""
 
@@ -290,6 +440,7 @@ class Solution:
     outstanding: float
     knee_outstanding: float
     burst: BurstResult | None
+    load: tuple[LoadDelay, ...] = ()
 
     @property
     def iops(self) -> float:
@@ -329,7 +480,8 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     Background load (a host cache's lazy flush) inflates the demands it shares a cap with.
     A chain with a rate limit (fio's ``rate_iops``) waits between IOs: the think time ``T``
     is found so that the chain runs at its rate when the path allows more; the latency of
-    its IOs is then ``N / X − T``."""
+    its IOs is then ``N / X − T``. Load delays follow their caps' utilization inside the
+    MVA recursion (:func:`_loaded_rate`)."""
     N_eff = _effective_population(ch, network)
     U_bg = np.zeros(D.shape[1])
     X = np.zeros(D.shape[0])
@@ -338,7 +490,7 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     rounds = 60 if (ch.background.any() or limited) else 1
     for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
-        X = _mva(D_eff, ch.delay + T, N_eff, ch.phi())
+        X = _mva(D_eff, ch.delay + T, N_eff, ch.phi(), _loads(ch, D + ch.background))
         settled = True
         if limited:
             assert ch.rate is not None
@@ -369,7 +521,8 @@ def solve(network: Network) -> Solution:
         SlotLoad(s.id, s.label, s.kind, s.slots, float(ch.population @ ch.slots[:, i]))
         for i, s in enumerate(network.slot_limits)
     )
-    classes = _class_results(network, ch, X, T, ch.demand)
+    loads = _load_delays(network, ch, U)
+    classes = _class_results(network, ch, X, T, ch.demand, {law: d.delay for law, d in zip(ch.laws, loads)})
     jidx = {j: i for i, j in enumerate(ch.jobs)}
     job_iops = {j: float(X[jidx[j]]) for j in ch.jobs}
     job_latency = {j: float(ch.population[jidx[j]] / X[jidx[j]] - T[jidx[j]]) if X[jidx[j]] > 0 else math.inf
@@ -384,14 +537,25 @@ def solve(network: Network) -> Solution:
         outstanding=float(ch.population.sum()),
         knee_outstanding=limits(network, ch, X).knee,
         burst=_burst(network, ch),
+        load=loads,
     )
 
 
+def _load_delays(network: Network, ch: Chains, U: np.ndarray) -> tuple[LoadDelay, ...]:
+    """Each load law's utilization and delay at the caps' utilizations ``U``."""
+    out = []
+    for law, k in zip(ch.laws, ch.law_caps()):
+        u = min(float(U[k]), 1.0)
+        out.append(LoadDelay(law.cap, network.resource(law.cap).label, u, law.delay(u)))
+    return tuple(out)
+
+
 def _class_results(network: Network, ch: Chains, X: np.ndarray, T: np.ndarray,
-                   D: np.ndarray) -> tuple[ClassResult, ...]:
+                   D: np.ndarray, delays: dict[LoadLaw, float] | None = None) -> tuple[ClassResult, ...]:
     """Per-class throughput (X_j × p_c) and latency: the residence times the chain's MVA
-    gives, scaled so that the chain's mean equals N / X (the client-side wait for slots
-    is shared by every class of the chain)."""
+    gives (with ``delays``, each load law's delay), scaled so that the chain's mean equals
+    N / X (the client-side wait for slots is shared by every class of the chain)."""
+    delays = delays or {}
     jidx = {j: i for i, j in enumerate(ch.jobs)}
     kidx = {k: i for i, k in enumerate(ch.caps)}
     U = X @ D
@@ -401,7 +565,8 @@ def _class_results(network: Network, ch: Chains, X: np.ndarray, T: np.ndarray,
     raw: dict[str, float] = {}
     for c in network.classes:
         f = ch.flats[c.id]
-        raw[c.id] = f.delay + sum(d * stretch[kidx[k]] for k, d in f.response.items())
+        raw[c.id] = (f.delay + sum(n * delays.get(law, 0.0) for law, n in f.load.items())
+                     + sum(d * stretch[kidx[k]] for k, d in f.response.items()))
     out = []
     for c in network.classes:
         j = jidx[c.job]
@@ -565,13 +730,15 @@ def _visits(cls: Class, rid: str) -> list[tuple[int, float]]:
 def bounds(ch: Chains, N: float) -> tuple[float, float]:
     """Asymptotic bounds on total throughput at population N for the chains' mix:
     ``(lower, upper)`` with upper = min(N / (Z + ΣD), 1 / D_max) and the pessimistic lower
-    bound N / (Z + N ΣD); the sums count a fork's parallel members once (``phi``)."""
+    bound N / (Z + Δ + N ΣD), Δ the load delays at full caps; the sums count a fork's
+    parallel members once (``phi``)."""
     w = ch.population / ch.population.sum()
     d = w @ ch.demand
     z = float(w @ ch.delay)
+    most = float(w @ ch.load_delay(np.ones(len(ch.laws))))  # load delays at full caps
     total = float((w @ (ch.phi() * ch.demand)).sum())
     upper = min(N / (z + total), 1.0 / float(d.max())) if total > 0 else N / z
-    lower = N / (z + N * total) if total > 0 else N / z
+    lower = N / (z + most + N * total) if total > 0 else N / (z + most)
     return lower, upper
 
 
@@ -616,7 +783,7 @@ def solve_open(network: Network, rate: float, rates: dict[str, float] | None = N
     with np.errstate(divide="ignore", invalid="ignore"):
         resid = np.where(ch.demand == 0, 0.0,
                          np.where(U[None, :] < 1.0, ch.phi() * ch.demand / (1.0 - U[None, :]), np.inf))
-    R_j = ch.delay + resid.sum(axis=1)
+    R_j = ch.delay + ch.load_delay(np.minimum(U[ch.law_caps()], 1.0)) + resid.sum(axis=1)
     R = float(share @ R_j)
     feasible = bool((U <= 1.0 + 1e-9).all())
     top = int(np.argmax(U)) if len(U) else 0

@@ -16,7 +16,9 @@ A *resource* is one place an IO spends time, with one behaviour:
   per-IO and per-byte cycles of an IO add up;
 - a :class:`Delay` (latency per visit, any number of IOs at once). The mean latency of a
   visit is carried by the :class:`Visit` in the class's route, because it differs per
-  class (reads and writes, IO sizes).
+  class (reads and writes, IO sizes). A :class:`Load` step spends time at a delay too,
+  but its mean follows the utilization of a cap (a share's latency under load, see
+  :class:`LoadLaw`).
 
 A :class:`Class` is one stream of IOs of a job with one route: a sequence of steps
 (:class:`Visit`, :class:`Fork` for stripes and connection spreading, :class:`Hold` for
@@ -42,6 +44,8 @@ __all__ = [
     "Visit",
     "Fork",
     "Hold",
+    "LoadLaw",
+    "Load",
     "Step",
     "Class",
     "Job",
@@ -186,7 +190,45 @@ class Hold:
     steps: tuple["Step", ...]
 
 
-Step = Union[Visit, Fork, Hold]
+@dataclass(frozen=True)
+class LoadLaw:
+    """How a share's latency rises with the load on its quota: an extra delay of
+    ``scale × x^exponent`` seconds with ``x = (u − onset) / (1 − onset)`` clamped to [0, 1],
+    ``u`` the utilization of cap ``cap`` (the share's quota, whichever of its IOPS and
+    bandwidth binds). Nothing below ``onset``; ``scale`` at a full quota. The simulator
+    measures ``u`` as an exponentially weighted rate over ``window`` seconds."""
+
+    cap: str
+    scale: float
+    onset: float = 0.0
+    exponent: float = 1.0
+    window: float = 0.01
+
+    def delay(self, u: float) -> float:
+        """The extra latency (seconds) at utilization ``u``."""
+        x = (min(max(u, 0.0), 1.0) - self.onset) / (1.0 - self.onset) if self.onset < 1.0 else 0.0
+        return self.scale * x ** self.exponent if x > 0.0 else 0.0
+
+    def slope(self, u: float) -> float:
+        """d delay / d u at utilization ``u`` (0 where the delay is flat)."""
+        if not 0.0 <= u < 1.0 or self.onset >= 1.0:
+            return 0.0
+        x = (u - self.onset) / (1.0 - self.onset)
+        return self.scale * self.exponent * x ** (self.exponent - 1.0) / (1.0 - self.onset) if x > 0.0 else 0.0
+
+
+@dataclass(frozen=True)
+class Load:
+    """Spend the load delay of ``law`` at delay resource ``resource`` (its distribution in
+    the simulator). ``bytes`` is the IO's size: what it costs the law's cap, which the
+    simulator counts to measure the cap's recent utilization."""
+
+    resource: str
+    bytes: int
+    law: LoadLaw
+
+
+Step = Union[Visit, Fork, Hold, Load]
 
 
 @dataclass(frozen=True)
@@ -253,6 +295,8 @@ class Network:
             if isinstance(s, Fork):
                 return {"fork": {"choose": s.choose, "pick": s.pick,
                                  "branches": [[step(x) for x in b] for b in s.branches]}}
+            if isinstance(s, Load):
+                return {"load": {"resource": s.resource, "bytes": s.bytes, **asdict(s.law)}}
             return {"hold": {"slot_limit": s.slot_limit, "steps": [step(x) for x in s.steps]}}
 
         job_index = {j.name: i for i, j in enumerate(self.jobs)}
@@ -280,7 +324,9 @@ class Flat:
     fork's members run in parallel);
     ``burst_demand[rid]``: the same at burst caps; ``delay``: expected delay seconds per IO;
     ``slots[sid]``: the share of the class's IOs inside slot limit ``sid``;
-    ``background[rid]``: service seconds per IO caused off the response path.
+    ``background[rid]``: service seconds per IO caused off the response path;
+    ``load[law]``: the expected passes of one IO through the load delay of ``law``,
+    weighed by their share of the response time.
     """
 
     demand: dict[str, float] = field(default_factory=dict)
@@ -289,6 +335,7 @@ class Flat:
     delay: float = 0.0
     slots: dict[str, float] = field(default_factory=dict)
     background: dict[str, float] = field(default_factory=dict)
+    load: dict[LoadLaw, float] = field(default_factory=dict)
 
 
 def walk(steps: tuple[Step, ...], weight: float = 1.0,
@@ -298,7 +345,7 @@ def walk(steps: tuple[Step, ...], weight: float = 1.0,
     ``visits`` is the expected visits per IO: a fork weighs each branch by
     ``choose / len(branches)``. ``response`` is the step's share of the IO's response time:
     a fork's ``choose`` branches run in parallel, so each counts ``1 / len(branches)`` (the
-    time of one member, not the sum of the members). Yields visits and holds; a hold's steps
+    time of one member, not the sum of the members). Yields visits, load steps and holds; a hold's steps
     follow it."""
     response = weight if response is None else response
     for s in steps:
@@ -320,6 +367,9 @@ def flatten(network: Network, cls: Class) -> Flat:
     for s, w, rw in walk(cls.route):
         if isinstance(s, Hold):
             flat.slots[s.slot_limit] = flat.slots.get(s.slot_limit, 0.0) + w
+            continue
+        if isinstance(s, Load):
+            flat.load[s.law] = flat.load.get(s.law, 0.0) + rw
             continue
         assert isinstance(s, Visit)
         cap = caps.get(s.resource)

@@ -76,6 +76,9 @@ class Prediction:
                              "utilization": round(sol.bottleneck.utilization, 4)}
         doc["resources"] = [{"resource": r.label, "kind": r.kind, "utilization": round(r.utilization, 4)}
                             for r in sol.resources]
+        if sol.load:
+            doc["load_delay"] = [{"resource": d.label, "utilization": round(d.utilization, 4),
+                                  "delay": round(d.delay, 9)} for d in sol.load]
         if sol.slots:
             doc["slots"] = [{"resource": s.label, "kind": s.kind, "slots": s.slots,
                              "wanted": round(s.wanted, 3)} for s in sol.slots]

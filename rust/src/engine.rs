@@ -13,6 +13,7 @@ use crate::cap::CapServer;
 pub use crate::control::{Control, Limits, Stop};
 use crate::histogram::Histogram;
 use crate::input::Pick;
+use crate::load::LoadMeter;
 use crate::program::{DelayKind, Op, Program};
 use crate::queue::EventQueue;
 use crate::rng::Rng;
@@ -91,6 +92,7 @@ pub struct Engine<'p> {
     counted: u64,
     series: Series,
     max_live: usize,
+    meters: Vec<LoadMeter>,
 }
 
 impl<'p> Engine<'p> {
@@ -116,6 +118,7 @@ impl<'p> Engine<'p> {
             series: Series::new(limits.ramp, limits.interval),
             max_live: MAX_LIVE
                 + 2 * p.jobs.iter().filter(|j| j.rate.is_none()).map(|j| j.population as usize).sum::<usize>(),
+            meters: vec![LoadMeter::default(); p.loads.len()],
         }
     }
 
@@ -337,6 +340,13 @@ impl<'p> Engine<'p> {
         nearest(d)
     }
 
+    /// A load delay of law `law` drawn now (see [`crate::load`]).
+    fn load(&mut self, law: u32, kind: DelayKind, work: f64, burst: f64) -> u64 {
+        let def = &self.p.loads[law as usize];
+        let mean = self.meters[law as usize].pass(def, &self.caps[def.cap as usize], self.now, work, burst);
+        self.delay(mean, kind)
+    }
+
     /// The `k`-th branch (0-based) that fork `fork` takes this time: the next in turn, or
     /// a partial Fisher–Yates shuffle of the fork's branch numbers (distinct branches).
     #[inline(always)]
@@ -378,6 +388,10 @@ impl<'p> Engine<'p> {
                 }
                 Op::Delay { mean, kind, next } => {
                     tl += self.delay(mean, kind);
+                    pc = next;
+                }
+                Op::Load { law, kind, work, burst, next } => {
+                    tl += self.load(law, kind, work, burst);
                     pc = next;
                 }
                 Op::Fork { fork, next } => {

@@ -214,6 +214,7 @@ pub enum StepIn {
     Visit(VisitIn),
     Fork(ForkIn),
     Hold(HoldIn),
+    Load(LoadIn),
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -222,6 +223,28 @@ pub struct VisitIn {
     pub bytes: u64,
     #[serde(default)]
     pub latency: f64,
+}
+
+/// A load delay (see `crate::load`): spend a time at delay `resource` whose mean follows the
+/// recent utilization of cap `cap`: `scale × ((u − onset) / (1 − onset))^exponent` seconds,
+/// clamped to 0..`scale`, the utilization measured over `window` seconds. `bytes`: the IO's
+/// size, what it costs the cap.
+#[derive(Deserialize, Debug, Clone)]
+pub struct LoadIn {
+    pub resource: String,
+    pub bytes: u64,
+    pub cap: String,
+    pub scale: f64,
+    #[serde(default)]
+    pub onset: f64,
+    #[serde(default = "one_f64")]
+    pub exponent: f64,
+    #[serde(default = "load_window")]
+    pub window: f64,
+}
+
+fn load_window() -> f64 {
+    0.01
 }
 
 #[derive(Deserialize, Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -11,6 +11,7 @@ pub mod control;
 pub mod engine;
 pub mod histogram;
 pub mod input;
+pub mod load;
 pub mod program;
 pub mod queue;
 pub mod report;

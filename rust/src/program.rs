@@ -147,6 +147,8 @@ pub struct Program {
     pub classes: Vec<ClassDef>,
     pub jobs: Vec<JobDef>,
     pub groups: Vec<String>,
+    /// Load delays' laws (see [`crate::load`]).
+    pub loads: Vec<crate::load::LoadDef>,
 }
 
 fn positive(v: Option<f64>, field: &str) -> Result<Option<f64>, SimError> {
@@ -356,6 +358,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         classes,
         jobs,
         groups,
+        loads: routes.loads,
     };
 
     for (j, job) in net.jobs.iter().enumerate() {

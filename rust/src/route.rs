@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::input::*;
+use crate::load::LoadDef;
 use crate::program::SimError;
 
 /// How a delay visit's time is drawn around its mean.
@@ -26,6 +27,9 @@ pub enum Op {
     Cap { cap: u32, ops: f64, bytes: f64, base: f64, burst: f64, ahead: bool, next: u32 },
     /// Spend a time drawn around `mean` ns, then go on at `next`.
     Delay { mean: f64, kind: DelayKind, next: u32 },
+    /// Spend a time drawn around the mean load delay of law `law` (see [`crate::load`]),
+    /// reporting `work` ns of the law's cap (`burst` at its burst rates); go on at `next`.
+    Load { law: u32, kind: DelayKind, work: f64, burst: f64, next: u32 },
     /// Start branches of fork `fork`; the IO goes on at `next` once they all end.
     Fork { fork: u32, next: u32 },
     Acquire { slot: u32 },
@@ -68,6 +72,7 @@ pub struct RouteBuilder<'a> {
     turn_index: BTreeMap<String, u32>,
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
+    pub loads: Vec<LoadDef>,
 }
 
 impl<'a> RouteBuilder<'a> {
@@ -85,6 +90,7 @@ impl<'a> RouteBuilder<'a> {
             turn_index: BTreeMap::new(),
             ops: Vec::new(),
             forks: Vec::new(),
+            loads: Vec::new(),
         }
     }
 
@@ -111,6 +117,7 @@ impl<'a> RouteBuilder<'a> {
                 _ => false,
             },
             StepIn::Hold(h) => self.takes_time(&h.steps),
+            StepIn::Load(_) => false, // nothing at a light load
             StepIn::Fork(f) => {
                 let timed = f.branches.iter().filter(|b| self.takes_time(b)).count();
                 // The fork lasts as long as its slowest chosen branch.
@@ -132,6 +139,10 @@ impl<'a> RouteBuilder<'a> {
                     self.ops.push(Op::Acquire { slot });
                     self.steps(&h.steps, &format!("{f}.hold.steps"))?;
                     self.ops.push(Op::Release { slot });
+                }
+                StepIn::Load(l) => {
+                    let op = self.load(l, &format!("{f}.load"))?;
+                    self.ops.push(op);
                 }
             }
         }
@@ -182,6 +193,30 @@ impl<'a> RouteBuilder<'a> {
         }
     }
 
+    /// The instruction of a load step: its law (shared by equal laws), the delay's law of
+    /// draws, and the IO's service time at the law's cap.
+    fn load(&mut self, l: &LoadIn, field: &str) -> Result<Op, SimError> {
+        let kind = match self.visit_op(&VisitIn { resource: l.resource.clone(), bytes: l.bytes, latency: 0.0 }, field)? {
+            Op::Delay { kind, .. } => kind,
+            _ => return Err(SimError::new(format!("{field}.resource"), format!("'{}' is not a delay", l.resource))),
+        };
+        let at = VisitIn { resource: l.cap.clone(), bytes: l.bytes, latency: 0.0 };
+        let (cap, work, burst) = match self.visit_op(&at, &format!("{field}.cap")) {
+            Ok(Op::Cap { cap, base, burst, .. }) => (cap, base, burst),
+            Ok(_) => return Err(SimError::new(format!("{field}.cap"), format!("'{}' is not a cap", l.cap))),
+            Err(e) => return Err(SimError::new(format!("{field}.cap"), e.message)),
+        };
+        let def = LoadDef::new(l, cap, field)?;
+        let law = match self.loads.iter().position(|d| *d == def) {
+            Some(i) => i,
+            None => {
+                self.loads.push(def);
+                self.loads.len() - 1
+            }
+        } as u32;
+        Ok(Op::Load { law, kind, work, burst, next: self.ops.len() as u32 + 1 })
+    }
+
     fn fork(&mut self, fk: &ForkIn, field: &str) -> Result<(), SimError> {
         if fk.branches.is_empty() {
             return Err(SimError::new(format!("{field}.branches"), "a fork needs at least one branch"));
@@ -230,6 +265,7 @@ impl<'a> RouteBuilder<'a> {
             for s in steps {
                 match s {
                     StepIn::Visit(v) => out.push_str(&format!("v:{};", v.resource)),
+                    StepIn::Load(l) => out.push_str(&format!("l:{};", l.resource)),
                     StepIn::Hold(h) => {
                         out.push_str(&format!("h:{}(", h.slot_limit));
                         walk(&h.steps, out);

@@ -8,11 +8,30 @@ from typing import Literal
 from pydantic import Field, NonNegativeFloat, PositiveFloat, model_validator
 
 from ..errors import RuleViolation
-from ..schema import Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
+from ..schema import Duration, Fraction, Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
 from ..units import GiB, MiB, TiB, format_rate, format_size
-from .row import Row
+from .row import Row, Sourced
 
-__all__ = ["ServiceLevel"]
+__all__ = ["ServiceLevel", "LoadLatency"]
+
+
+class LoadLatency(Sourced):
+    """How a share's latency rises with the load on its quota (docs/model.md, "Latency under
+    load at the service"): an extra ``delay`` (seconds) at a full quota, nothing below
+    ``onset`` (a fraction of the quota), ``delay × ((u − onset) / (1 − onset))^exponent`` in
+    between, ``u`` the share of the quota in use. ``delay: 0`` turns it off."""
+
+    delay: Duration
+    onset: Fraction = 0.0
+    exponent: PositiveFloat = 1.0
+
+    @model_validator(mode="after")
+    def _below_one(self) -> "LoadLatency":
+        if self.onset >= 1.0:
+            raise ValueError("onset must be below 1 (a fraction of the quota)")
+        if self.delay < 0:
+            raise ValueError("delay must not be negative")
+        return self
 
 
 class ServiceLevel(Row):
@@ -43,7 +62,8 @@ class ServiceLevel(Row):
 
     Sizes (bytes) must lie in ``min_size``..``max_size`` (a large volume:
     ``large_min_size``..``large_max_size``); the methods raise :class:`RuleViolation`
-    naming the rule otherwise. ``latency`` (seconds) is the unloaded service latency.
+    naming the rule otherwise. ``latency`` (seconds) is the unloaded service latency;
+    ``load_latency`` how it rises as the volume nears its quota (:class:`LoadLatency`).
     """
 
     service: Literal["anf", "gcnv", "azure-files"]
@@ -79,6 +99,7 @@ class ServiceLevel(Row):
     burst_per_iops: PositiveFloat | None = None
     iops_per_mibps: PositiveFloat | None = None
     latency: PositiveDuration
+    load_latency: LoadLatency | None = None
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_mibps_month: NonNegativeFloat | None = None
 

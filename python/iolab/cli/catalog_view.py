@@ -253,6 +253,20 @@ def _price_sources(row: Sourced, cat: Catalog) -> str | None:
     return "; ".join(sorted(cited)) or None
 
 
+def _load_law(row: ServiceLevel) -> str:
+    """A share's load delay law in words (docs/model.md), ``*`` marking assumed figures."""
+    law = row.load_latency
+    if law is None or law.delay <= 0:
+        return "–"
+
+    def mark(name: str, text: str) -> str:
+        return f"{text}*" if row.is_assumed("load_latency") or law.is_assumed(name) else text
+
+    return (f"none below {mark('onset', f'{law.onset:.0%}')} of the quota, rising to "
+            f"{mark('delay', format_duration(law.delay))} at a full quota "
+            f"(exponent {mark('exponent', f'{law.exponent:g}')}); {law.source}")
+
+
 def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
     binary = isinstance(row, (ServiceLevel, Protocol))
     title = f"{KIND[type(row)]} {getattr(row, 'id', '')}".strip()
@@ -270,6 +284,8 @@ def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
             text = f"{_ops(v[0])} IOPS / {format_rate(v[1])}" if v else "–"
         elif name.startswith("price_per_"):
             text = _price_text(row, name, cat)
+        elif isinstance(row, ServiceLevel) and name == "load_latency":
+            text = _load_law(row)
         elif isinstance(v, tuple) and name == "throughput_per_gib":
             terms = " + ".join(f"{_num(x, MiB)} MiB/s" for x in v)
             text = f"{terms} per GiB, each rounded up to a whole MiB/s" if v else "–"

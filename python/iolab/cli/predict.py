@@ -144,6 +144,10 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
         res.add_row(*row)
     console.print(res)
     console.print(f"[bold]Bottleneck:[/] {explain(p)}")
+    for d in p.solution.load:
+        if d.delay > 0:
+            console.print(f"[bold]Load:[/] {d.label} is {d.utilization:.0%} busy: its latency includes "
+                          f"{format_duration(d.delay)} of load delay on top of the unloaded figure.")
     if _rate_bound(p):
         console.print(f"[bold]Knee:[/] without the rate limit, {p.solution.knee_outstanding:.0f} IOs in flight would "
                       f"reach {format_ops(p.upper_iops)}.")

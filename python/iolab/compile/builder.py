@@ -108,7 +108,7 @@ class Builder:
 
     def network(self) -> Network:
         """The network, without resources and slot limits that no route visits."""
-        used = {s.resource if isinstance(s, Visit) else s.slot_limit  # type: ignore[union-attr]
+        used = {s.slot_limit if isinstance(s, Hold) else s.resource  # type: ignore[union-attr]
                 for c in self.classes for steps in (c.route, c.background) for s, _, _ in walk(steps)}
         return Network(tuple(r for r in self.resources if r.id in used), tuple(self.classes), tuple(self.jobs),
                        tuple(s for s in self.slot_limits if s.id in used), tuple(self.caches), tuple(self.notes))

@@ -2,7 +2,8 @@
 NFSv3, NFSv4.1 or SMB 3.
 
 - The service: one cap shared by every client (throughput from size × level rate, or the
-  manual-QoS throughput; Azure Files also an IOPS cap with credit bursting), plus a latency.
+  manual-QoS throughput; Azure Files also an IOPS cap with credit bursting), plus a latency,
+  plus a load delay that grows as the volume nears its quota (the level's ``load_latency``).
 - The client: ``nconnect`` TCP connections (NFS) or SMB channels, IOs spread round-robin;
   each connection is one client core: a cap in requests/s and bytes/s (fewer bytes with SMB
   signing, SMB encryption or NFS over TLS).
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..network import Burst, Cap, Class, Delay, Fork, Hold, Step, Visit
+from ..network import Burst, Cap, Class, Delay, Fork, Hold, Load, LoadLaw, Step, Visit
 from ..catalog import Protocol
 from ..fio import FioJob
 from ..scenario import Scenario, ScenarioJob, ShareVolume
@@ -29,6 +30,7 @@ from .builder import Builder, directions, work, working_set
 from .vm import ClientVm
 
 CREDIT_SECONDS = 3600.0  # Azure Files: credits = (burst - baseline) × 3600
+LOAD_WINDOW = 0.01  # seconds over which the simulator measures the quota's recent utilization
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Service:
     delay: str
     latency: float
     endpoint: str | None = None
+    load: LoadLaw | None = None
 
 
 def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
@@ -66,7 +69,10 @@ def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
             endpoint = b.slots(f"{name}: storage endpoint slots", "service", proto.endpoint_slots)
             b.note(f"{name}: {s.clients.count} client(s) x {count} connection(s) x {per_conn} slots "
                    f"= {total:,} outstanding requests allowed, over the endpoint's {proto.endpoint_slots:,}")
-    return Service(cap, delay, vol.latency if vol.latency is not None else level.latency, endpoint)
+    law = level.load_latency
+    load = (LoadLaw(cap, law.delay, law.onset, law.exponent, LOAD_WINDOW)
+            if law is not None and law.delay > 0 else None)
+    return Service(cap, delay, vol.latency if vol.latency is not None else level.latency, endpoint, load)
 
 
 def connections(s: Scenario, name: str, vol: ShareVolume, proto: Protocol) -> int:
@@ -168,6 +174,8 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
         job = b.job(fio, client, working_set(fio, vol.size))
         for direction, mix, nbytes in directions(fio):
             tail: tuple[Step, ...] = (Visit(svc.cap, nbytes), Visit(svc.delay, nbytes))
+            if svc.load is not None:
+                tail += (Load(svc.delay, nbytes, svc.load),)
             link = vm.network if direction == "write" else vm.receive
             client_side: tuple[Step, ...] = (Visit(link, nbytes),) if link else ()
             if cpu:

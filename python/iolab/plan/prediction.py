@@ -18,7 +18,7 @@ import numpy as np
 
 from ..analytic import OpenSolution, ResourceLoad, chains, solve_open
 from ..compile import compile_scenario, requests_per_io
-from ..network import Hold, Network, Step, Visit, walk
+from ..network import Hold, Load, Network, Step, Visit, walk
 from .config import Config
 from .requirements import Requirements
 from .workload import Workload
@@ -133,6 +133,8 @@ def slot_loads(network: Network, rate: float, sol: OpenSolution,
                 else:
                     u = util.get(st.resource, 0.0)
                     total += rw * (cap.demand(st.bytes) / (1.0 - u) if u < 1.0 else np.inf)
+            elif isinstance(st, Load):
+                total += rw * st.law.delay(min(util.get(st.law.cap, 0.0), 1.0))
         return total
 
     for c in network.classes:

@@ -10,7 +10,8 @@ The physics is the compiler's (:mod:`iolab.compile.shares`) under the open model
   each a cap of one TCP stream's bandwidth; writes also load the VM's network egress;
 - NFSv3 gives each connection its slots (128), NFSv4.1 one session per client (64): the IOs
   inside (Little's law: rate × time inside) must fit, which is a utilization too;
-- the unloaded-latency rule and ``R = Σ share × (Z + Σ D / (1 − U))`` as for disks.
+- the unloaded-latency rule and ``R = Σ share × (Z + Σ D / (1 − U))`` as for disks, plus
+  the share's load delay at the service's utilization (the level's ``load_latency``).
 
 Feasibility only improves as the share grows, so for each (VM, nconnect) row the smallest
 size is found by bisection over whole GiB (over whole MiB/s for a manual-QoS throughput),
@@ -28,6 +29,7 @@ import numpy as np
 
 from ..catalog import ServiceLevel
 from ..compile.shares import stack_seconds
+from ..network import LoadLaw
 from ..compile.vm import RECEIVE_PER_EGRESS
 from ..network import Cap
 from ..units import GiB, MiB, TiB, format_rate
@@ -165,6 +167,8 @@ class _Family:
         # one client core's time per IO on the protocol stack, in whole nanoseconds as compiled
         self.stack_ns = np.array([max(1, round(stack_seconds(proto, b) * 1e9)) for b in self.b], dtype=float)
         self.latency = level.latency
+        ll = level.load_latency
+        self.law = LoadLaw("", ll.delay, ll.onset, ll.exponent) if ll is not None and ll.delay > 0 else None
         self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
@@ -201,7 +205,8 @@ class _Family:
             with np.errstate(divide="ignore", invalid="ignore"):
                 return np.where(d > 0, np.where(u < 1.0, d / (1.0 - u), np.inf), 0.0)
 
-        inside = z + stretch(d_conn[None, :], u_conn[:, None]) + stretch(d_s[None, :], u_s)
+        load = self.law.delay(u_s) if self.law is not None else 0.0
+        inside = z + load + stretch(d_conn[None, :], u_conn[:, None]) + stretch(d_s[None, :], u_s)
         outside = stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
         latency = (self.q * (inside + outside)).sum(axis=1)
         util = {"service": np.full(len(rows), u_s), "connection": u_conn, "network": u_net, "receive": u_recv,
