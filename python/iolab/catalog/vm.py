@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import NonNegativeFloat, PositiveInt, TypeAdapter, ValidationError, model_validator
@@ -11,7 +12,12 @@ from .row import HOURS_PER_MONTH, Row
 
 __all__ = ["Vm"]
 
-_PRICE = TypeAdapter(NonNegativeFloat)
+
+@lru_cache(maxsize=1)
+def _price() -> TypeAdapter:
+    """The validator of an hourly price, built on first use (only a file giving
+    ``price_per_hour`` needs it; building it at import costs every command)."""
+    return TypeAdapter(NonNegativeFloat)
 
 
 class Vm(Row):
@@ -72,7 +78,7 @@ class Vm(Row):
         if "price_per_month" in data:
             raise ValueError("give price_per_month or price_per_hour, not both")
         try:
-            data["price_per_month"] = None if hourly is None else _PRICE.validate_python(hourly) * HOURS_PER_MONTH
+            data["price_per_month"] = None if hourly is None else _price().validate_python(hourly) * HOURS_PER_MONTH
         except ValidationError as e:
             raise schema_error(e, root_field="price_per_hour") from None
         return data
