@@ -69,3 +69,53 @@ def test_an_error_in_the_invoked_command_reads_as_before():
     r = _main("predict", "examples/oltp-ds13-p30.yaml", "--bogus")
     assert r.returncode == 2
     assert r.stderr == "error: no such option: --bogus (see 'iolab predict --help')\n"
+
+
+def _converted(runtime, value, param, ctx):
+    """What a parameter's converter makes of `value`: ("ok", result) or ("error", type, text)."""
+    try:
+        return ("ok", runtime.coerce(value, param=param, ctx=ctx))
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        return ("error", type(e).__name__, str(getattr(e, "message", e)))
+
+
+def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
+    """Every parameter converted without pydantic (iolab.cli.values) gives Typer's own value
+    for good input and Typer's own error for bad input, --help included."""
+    import typer._click
+    from typer._coercion import build_runtime_param
+
+    import iolab.cli
+    from iolab.cli.usage import build
+    from iolab.cli.values import _Direct
+
+    outside = tmp_path / "scenario.yaml"
+    outside.write_text("x: 1\n")
+    samples = {
+        "path": ["examples/oltp-ds13-p30.yaml", "examples", "missing.yaml", "-", "", "a b/c.png",
+                 str(outside), str(tmp_path), Path("examples"), 3, None],
+        "str": ["iodepth=1,2,4", " padded ", "", "é", "-", b"bytes", 5, None],
+        "bool": [True, False, None, "true", "no", "maybe", 1],
+    }
+    direct, compared = set(), 0
+    stack = [build(iolab.cli.app)]
+    while stack:
+        command = stack.pop()
+        stack.extend(getattr(command, "commands", {}).values())
+        ctx = typer._click.Context(command)
+        for param in [*command.params, command.get_help_option(ctx)]:
+            fast = getattr(param, "_runtime_param", None)
+            if not isinstance(fast, _Direct):
+                continue
+            direct.add(f"{fast.shape} {fast.leaf}")
+            real = build_runtime_param(param.type_descriptor)
+            values = samples[fast.leaf]
+            if fast.shape == "list":
+                values = [*values, ["examples", "x.yaml"], ("a", "b"), [], [3]]
+            for value in values:
+                got = _converted(fast, value, param, ctx)
+                param._runtime_param = fast  # a refused value handed it to Typer's converter
+                assert got == _converted(real, value, param, ctx), (command.name, param.name, value)
+                compared += 1
+    assert direct == {"one path", "one str", "one bool", "list path", "list str"}
+    assert compared > 300
