@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,8 +20,8 @@ HEAVY = ["numpy", "matplotlib", "sqlite3", "yaml", "pydantic", "pydantic_core", 
          "iolab._sim"]
 
 
-def _loaded(code: str) -> set[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+def _loaded(code: str, **extra_env: str) -> set[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), **extra_env)
     out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
                          capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout
     return set(json.loads(out.splitlines()[-1]))
@@ -41,6 +42,60 @@ def test_version_loads_no_heavy_module_and_prints_the_installed_version():
             "assert buf.getvalue().startswith('iolab '), buf.getvalue()\n")
     loaded = _loaded(code)
     assert sorted(loaded & set(HEAVY)) == []
+
+
+# What `iolab check` and `iolab predict` must not load (docs/performance.md, Start-up): the
+# benchmark, simulator, planner and results-database code, plotting, pydantic validators of
+# command-line values (Typer's adapters), the package-metadata reader pydantic's plugin
+# loader imports; `check` also no numpy, no queueing network and no model.
+NEVER_FOR_SCENARIOS = ["matplotlib", "sqlite3", "importlib.metadata", "email.message", "typer._adapters",
+                       "pydantic.type_adapter", "iolab.plan", "iolab.sim", "iolab._sim", "iolab.bench",
+                       "iolab.fio.output", "iolab.fio.results", "iolab.fio.status",
+                       "iolab.calibrate", "iolab.report"]
+NOT_FOR_CHECK = NEVER_FOR_SCENARIOS + ["numpy", "iolab.network", "iolab.compile.builder", "iolab.compile.disks",
+                                       "iolab.analytic", "iolab.prediction"]
+
+
+def _command_loads(*argv: str) -> set[str]:
+    """The modules a fresh process running `iolab ARGV` as the console script has loaded, once
+    the catalog's prebuilt copy exists (the first run in a cache directory builds it)."""
+    code = ("import io, contextlib, iolab.cli\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            f"    iolab.cli.main({list(argv)!r})\n")
+    with tempfile.TemporaryDirectory(prefix="iolab-startup-") as cache:
+        _loaded(code, XDG_CACHE_HOME=cache)
+        return _loaded(code, XDG_CACHE_HOME=cache)
+
+
+def test_check_loads_neither_numpy_nor_the_model_nor_what_other_commands_use():
+    loaded = _command_loads("check", "examples/oltp-ds13-p30.yaml")
+    assert "iolab.scenario" in loaded  # the file was read
+    assert sorted(loaded & set(NOT_FOR_CHECK)) == []
+
+
+def test_predict_loads_only_what_a_prediction_uses():
+    loaded = _command_loads("predict", "examples/oltp-ds13-p30.yaml")
+    assert {"iolab.prediction", "numpy"} <= loaded  # the prediction was made
+    assert sorted(loaded & set(NEVER_FOR_SCENARIOS)) == []
+
+
+def test_pydantic_plugin_loader_stands_in_only_while_plugins_are_disabled():
+    """The console script's stand-in for pydantic's plugin loader finds no plugin while they
+    are disabled, hands back to pydantic's own loader otherwise, and leaves a process alone
+    whose user chose other plugin settings."""
+    code = ("import os, sys\n"
+            "from iolab.cli.process import prepare\n"
+            "prepare()\n"
+            "from pydantic.plugin import _loader\n"
+            "assert tuple(_loader.get_plugins()) == () and 'importlib.metadata' not in sys.modules\n"
+            "os.environ['PYDANTIC_DISABLE_PLUGINS'] = 'some-plugin'\n"
+            "assert list(_loader.get_plugins()) == [] and 'importlib.metadata' in sys.modules\n"
+            "assert _loader.PYDANTIC_ENTRY_POINT_GROUP == 'pydantic'\n")
+    assert "importlib.metadata" in _loaded(code)
+    chosen = _loaded("import sys\nfrom iolab.cli.process import prepare\nprepare()\n"
+                     "import pydantic.plugin._loader as l\nassert l.__file__.endswith('_loader.py')\n",
+                     PYDANTIC_DISABLE_PLUGINS="other")
+    assert "importlib.metadata" in chosen
 
 
 def _main(*args: str) -> subprocess.CompletedProcess:

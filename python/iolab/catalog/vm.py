@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import NonNegativeFloat, PositiveInt, TypeAdapter, ValidationError, model_validator
+from pydantic import NonNegativeFloat, PositiveInt, ValidationError, model_validator
 
 from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
 from .row import HOURS_PER_MONTH, Row
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = ["Vm"]
 
@@ -17,6 +20,8 @@ __all__ = ["Vm"]
 def _price() -> TypeAdapter:
     """The validator of an hourly price, built on first use (only a file giving
     ``price_per_hour`` needs it; building it at import costs every command)."""
+    from pydantic import TypeAdapter
+
     return TypeAdapter(NonNegativeFloat)
 
 
