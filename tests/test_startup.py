@@ -20,10 +20,14 @@ HEAVY = ["numpy", "matplotlib", "sqlite3", "yaml", "pydantic", "pydantic_core", 
          "iolab._sim"]
 
 
-def _loaded(code: str, **extra_env: str) -> set[str]:
+def _loaded(code: str, *, ends: bool = False, **extra_env: str) -> set[str]:
+    """The modules loaded by a fresh process running `code` (which prints them itself at
+    exit when it `ends` the process)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), **extra_env)
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
-                         capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout
+    if not ends:
+        code += "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                         check=not ends).stdout
     return set(json.loads(out.splitlines()[-1]))
 
 
@@ -59,12 +63,16 @@ NOT_FOR_CHECK = NEVER_FOR_SCENARIOS + ["numpy", "iolab.network", "iolab.compile.
 def _command_loads(*argv: str) -> set[str]:
     """The modules a fresh process running `iolab ARGV` as the console script has loaded, once
     the catalog's prebuilt copy exists (the first run in a cache directory builds it)."""
-    code = ("import io, contextlib, iolab.cli\n"
-            "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+    code = ("import atexit, contextlib, io, json, sys, iolab.cli\n"
+            "def loaded():  # the console script leaves at once, running only exit handlers\n"
+            "    sys.__stdout__.write('\\n' + json.dumps(sorted(sys.modules)) + '\\n')\n"
+            "    sys.__stdout__.flush()\n"
+            "atexit.register(loaded)\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    iolab.cli.main({list(argv)!r})\n")
     with tempfile.TemporaryDirectory(prefix="iolab-startup-") as cache:
-        _loaded(code, XDG_CACHE_HOME=cache)
-        return _loaded(code, XDG_CACHE_HOME=cache)
+        _loaded(code, ends=True, XDG_CACHE_HOME=cache)
+        return _loaded(code, ends=True, XDG_CACHE_HOME=cache)
 
 
 def test_check_loads_neither_numpy_nor_the_model_nor_what_other_commands_use():
@@ -100,6 +108,7 @@ def test_pydantic_plugin_loader_stands_in_only_while_plugins_are_disabled():
 
 def _main(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), COLUMNS="120")
+    env.pop("PYTHONUNBUFFERED", None)  # output buffered, as a user's shell has it
     return subprocess.run([sys.executable, "-m", "iolab", *args], capture_output=True, text=True, env=env, cwd=ROOT)
 
 
@@ -174,3 +183,15 @@ def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
                 compared += 1
     assert direct == {"one path", "one str", "one bool", "list path", "list str"}
     assert compared > 300
+
+
+def test_commands_that_leave_at_once_print_and_exit_as_the_in_process_command_line(iolab):
+    """check and predict skip the interpreter's teardown: their whole output still arrives
+    through a pipe, with the same exit code, as from the command line run in-process."""
+    for args in (["predict", "examples/oltp-ds13-p30.yaml", "--json"], ["check", "examples/oltp-ds13-p30.yaml"],
+                 ["--version"],
+                 ["predict", "examples/oltp-requirements.yaml"], ["check", "examples/missing.yaml"]):
+        inside = iolab(*args)
+        alone = _main(*args)
+        assert (alone.returncode, alone.stdout, alone.stderr) == (inside.code, inside.out, inside.err), args
+    assert alone.returncode == 2 and alone.stderr.startswith("error: examples/missing.yaml")

@@ -90,8 +90,11 @@ def __getattr__(name: str) -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``iolab`` console script."""
-    from .process import prepare
+    from .process import leave, prepare
 
     prepare()  # environment defaults that make start-up cheap (pydantic plugins, OpenBLAS threads)
     argv = sys.argv[1:] if argv is None else argv
-    sys.exit(common.run(make_app(commands_for(argv)), argv))
+    code = common.run(make_app(commands_for(argv)), argv)
+    if argv[:1] in (["check"], ["predict"], ["--version"]):
+        leave(code)  # at once: no teardown of every module (see iolab.cli.process)
+    sys.exit(code)
