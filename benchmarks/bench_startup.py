@@ -66,11 +66,19 @@ for label, modules in PHASES:
         if m == "iolab.cli":  # the console script's settings, before pydantic and numpy load
             importlib.import_module("iolab.cli.process").prepare()
     marks.append((label, time.process_time()))
-import iolab.cli
+import atexit, iolab.cli
+
+
+@atexit.register
+def report():  # the console script leaves at once after the command, running exit handlers
+    marks.append(("the command (arguments, catalog copy, scenario, validation, output)", time.process_time()))
+    steps = [(label, t - (marks[i - 1][1] if i else 0.0)) for i, (label, t) in enumerate(marks)]
+    sys.__stdout__.write(json.dumps(steps) + "\\n")
+    sys.__stdout__.flush()
+
+
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
     iolab.cli.main(ARGV)
-marks.append(("the command (arguments, catalog copy, scenario, validation, output)", time.process_time()))
-print(json.dumps([(label, t - (marks[i - 1][1] if i else 0.0)) for i, (label, t) in enumerate(marks)]))
 """
 
 
