@@ -186,10 +186,10 @@ def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
 
 
 def test_commands_that_leave_at_once_print_and_exit_as_the_in_process_command_line(iolab):
-    """check and predict skip the interpreter's teardown: their whole output still arrives
+    """check, predict and plan skip the interpreter's teardown: their whole output still arrives
     through a pipe, with the same exit code, as from the command line run in-process."""
     for args in (["predict", "examples/oltp-ds13-p30.yaml", "--json"], ["check", "examples/oltp-ds13-p30.yaml"],
-                 ["--version"],
+                 ["--version"], ["plan", "examples/oltp-requirements.yaml", "--json"],
                  ["predict", "examples/oltp-requirements.yaml"], ["check", "examples/missing.yaml"]):
         inside = iolab(*args)
         alone = _main(*args)

@@ -95,6 +95,6 @@ def main(argv: list[str] | None = None) -> None:
     prepare()  # environment defaults that make start-up cheap (pydantic plugins, OpenBLAS threads)
     argv = sys.argv[1:] if argv is None else argv
     code = common.run(make_app(commands_for(argv)), argv)
-    if argv[:1] in (["check"], ["predict"], ["--version"]):
+    if argv[:1] in (["check"], ["predict"], ["plan"], ["--version"]):  # they read files and print
         leave(code)  # at once: no teardown of every module (see iolab.cli.process)
     sys.exit(code)

@@ -12,10 +12,10 @@ changes what it computes or prints (see docs/performance.md, Start-up).
 - ``OPENBLAS_NUM_THREADS=1`` (unless set): numpy's OpenBLAS otherwise starts a thread per
   core when numpy is imported, which costs CPU time in every command that imports numpy;
   iolab's matrix products are a few rows and columns, below where OpenBLAS splits work.
-- :func:`leave` ends a command that reads files and prints (``check``, ``predict``) as the
-  interpreter would, flushing its output and running its exit handlers, but without then
-  tearing down every module and object one by one (50 to 100 ms once pydantic and numpy
-  are loaded). Anything unusual (output that cannot be flushed, another thread still
+- :func:`leave` ends a command that reads files and prints (``check``, ``predict``,
+  ``plan``) as the interpreter would, flushing its output and running its exit handlers,
+  but without then tearing down every module and object one by one (50 to 100 ms once
+  pydantic and numpy are loaded). Anything unusual (output that cannot be flushed, another thread still
   running) takes the interpreter's own way out.
 """
 

@@ -3,9 +3,9 @@ where the conversion needs none.
 
 Typer converts every parameter's value through a pydantic ``TypeAdapter`` built on first
 use: a few milliseconds each, and pydantic itself for a command that does not otherwise use
-it. For the values whose conversion is plain (a string kept as given, a flag's ``True`` or ``False``, a ``Path`` made from
-a string and checked by Typer's own path rules, a list of those) :func:`speed_up` gives
-each parameter a converter that does the same directly. Anything else, and any value the
+it. For the values whose conversion is plain (a string kept as given, a flag's ``True`` or
+``False``, a ``Path`` made from a string and checked by Typer's own path rules, a list of
+those) :func:`speed_up` gives each parameter a converter that does the same directly. Anything else, and any value the
 direct way refuses, goes to Typer's own converter, so values, errors and their messages
 are exactly Typer's. Typer releases without this machinery are left as they are.
 """
