@@ -77,8 +77,9 @@ def report():  # the console script leaves at once after the command, running ex
     sys.__stdout__.flush()
 
 
+sys.argv = ["iolab", *ARGV]
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
-    iolab.cli.main(ARGV)
+    iolab.cli.main()
 """
 
 

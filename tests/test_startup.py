@@ -68,8 +68,9 @@ def _command_loads(*argv: str) -> set[str]:
             "    sys.__stdout__.write('\\n' + json.dumps(sorted(sys.modules)) + '\\n')\n"
             "    sys.__stdout__.flush()\n"
             "atexit.register(loaded)\n"
+            f"sys.argv = ['iolab', *{list(argv)!r}]\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    iolab.cli.main({list(argv)!r})\n")
+            "    iolab.cli.main()\n")
     with tempfile.TemporaryDirectory(prefix="iolab-startup-") as cache:
         _loaded(code, ends=True, XDG_CACHE_HOME=cache)
         return _loaded(code, ends=True, XDG_CACHE_HOME=cache)
@@ -187,7 +188,8 @@ def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
 
 def test_commands_that_leave_at_once_print_and_exit_as_the_in_process_command_line(iolab):
     """check, predict and plan skip the interpreter's teardown: their whole output still arrives
-    through a pipe, with the same exit code, as from the command line run in-process."""
+    through a pipe, with the same exit code, as from the command line run in-process; called
+    with arguments (embedded), the entry point raises SystemExit as usual."""
     for args in (["predict", "examples/oltp-ds13-p30.yaml", "--json"], ["check", "examples/oltp-ds13-p30.yaml"],
                  ["--version"], ["plan", "examples/oltp-requirements.yaml", "--json"],
                  ["predict", "examples/oltp-requirements.yaml"], ["check", "examples/missing.yaml"]):
@@ -195,3 +197,12 @@ def test_commands_that_leave_at_once_print_and_exit_as_the_in_process_command_li
         alone = _main(*args)
         assert (alone.returncode, alone.stdout, alone.stderr) == (inside.code, inside.out, inside.err), args
     assert alone.returncode == 2 and alone.stderr.startswith("error: examples/missing.yaml")
+    embedded = ("import contextlib, io, iolab.cli\n"
+                "try:\n"
+                "    with contextlib.redirect_stdout(io.StringIO()):\n"
+                "        iolab.cli.main(['check', 'examples/oltp-ds13-p30.yaml'])\n"
+                "except SystemExit as e:\n"
+                "    print('exit', e.code)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    out = subprocess.run([sys.executable, "-c", embedded], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert out.stdout == "exit 0\n", out.stderr

@@ -89,12 +89,15 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``iolab`` console script."""
+    """Entry point of the ``iolab`` console script (`argv` None: ``sys.argv``). As the script,
+    ``check``, ``predict``, ``plan`` and ``--version`` end the process at once when done
+    (:func:`iolab.cli.process.leave`); given `argv`, it raises ``SystemExit`` as usual."""
     from .process import leave, prepare
 
     prepare()  # environment defaults that make start-up cheap (pydantic plugins, OpenBLAS threads)
+    console_script = argv is None
     argv = sys.argv[1:] if argv is None else argv
     code = common.run(make_app(commands_for(argv)), argv)
-    if argv[:1] in (["check"], ["predict"], ["plan"], ["--version"]):  # they read files and print
-        leave(code)  # at once: no teardown of every module (see iolab.cli.process)
+    if console_script and argv[:1] in (["check"], ["predict"], ["plan"], ["--version"]):
+        leave(code)  # they read files and print: exit at once, no teardown (see iolab.cli.process)
     sys.exit(code)
