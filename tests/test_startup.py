@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,10 +20,14 @@ HEAVY = ["numpy", "matplotlib", "sqlite3", "yaml", "pydantic", "pydantic_core", 
          "iolab._sim"]
 
 
-def _loaded(code: str) -> set[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
-                         capture_output=True, text=True, env=env, cwd=ROOT, check=True).stdout
+def _loaded(code: str, *, ends: bool = False, **extra_env: str) -> set[str]:
+    """The modules loaded by a fresh process running `code` (which prints them itself at
+    exit when it `ends` the process)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), **extra_env)
+    if not ends:
+        code += "\nimport sys, json; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                         check=not ends).stdout
     return set(json.loads(out.splitlines()[-1]))
 
 
@@ -43,8 +48,68 @@ def test_version_loads_no_heavy_module_and_prints_the_installed_version():
     assert sorted(loaded & set(HEAVY)) == []
 
 
+# What `iolab check` and `iolab predict` must not load (docs/performance.md, Start-up): the
+# benchmark, simulator, planner and results-database code, plotting, pydantic validators of
+# command-line values (Typer's adapters), the package-metadata reader pydantic's plugin
+# loader imports; `check` also no numpy, no queueing network and no model.
+NEVER_FOR_SCENARIOS = ["matplotlib", "sqlite3", "importlib.metadata", "email.message", "typer._adapters",
+                       "pydantic.type_adapter", "iolab.plan", "iolab.sim", "iolab._sim", "iolab.bench",
+                       "iolab.fio.output", "iolab.fio.results", "iolab.fio.status",
+                       "iolab.calibrate", "iolab.report"]
+NOT_FOR_CHECK = NEVER_FOR_SCENARIOS + ["numpy", "iolab.network", "iolab.compile.builder", "iolab.compile.disks",
+                                       "iolab.analytic", "iolab.prediction"]
+
+
+def _command_loads(*argv: str) -> set[str]:
+    """The modules a fresh process running `iolab ARGV` as the console script has loaded, once
+    the catalog's prebuilt copy exists (the first run in a cache directory builds it)."""
+    code = ("import atexit, contextlib, io, json, sys, iolab.cli\n"
+            "def loaded():  # the console script leaves at once, running only exit handlers\n"
+            "    sys.__stdout__.write('\\n' + json.dumps(sorted(sys.modules)) + '\\n')\n"
+            "    sys.__stdout__.flush()\n"
+            "atexit.register(loaded)\n"
+            f"sys.argv = ['iolab', *{list(argv)!r}]\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    iolab.cli.main()\n")
+    with tempfile.TemporaryDirectory(prefix="iolab-startup-") as cache:
+        _loaded(code, ends=True, XDG_CACHE_HOME=cache)
+        return _loaded(code, ends=True, XDG_CACHE_HOME=cache)
+
+
+def test_check_loads_neither_numpy_nor_the_model_nor_what_other_commands_use():
+    loaded = _command_loads("check", "examples/oltp-ds13-p30.yaml")
+    assert "iolab.scenario" in loaded  # the file was read
+    assert sorted(loaded & set(NOT_FOR_CHECK)) == []
+
+
+def test_predict_loads_only_what_a_prediction_uses():
+    loaded = _command_loads("predict", "examples/oltp-ds13-p30.yaml")
+    assert {"iolab.prediction", "numpy"} <= loaded  # the prediction was made
+    assert sorted(loaded & set(NEVER_FOR_SCENARIOS)) == []
+
+
+def test_pydantic_plugin_loader_stands_in_only_while_plugins_are_disabled():
+    """The console script's stand-in for pydantic's plugin loader finds no plugin while they
+    are disabled, hands back to pydantic's own loader otherwise, and leaves a process alone
+    whose user chose other plugin settings."""
+    code = ("import os, sys\n"
+            "from iolab.cli.process import prepare\n"
+            "prepare()\n"
+            "from pydantic.plugin import _loader\n"
+            "assert tuple(_loader.get_plugins()) == () and 'importlib.metadata' not in sys.modules\n"
+            "os.environ['PYDANTIC_DISABLE_PLUGINS'] = 'some-plugin'\n"
+            "assert list(_loader.get_plugins()) == [] and 'importlib.metadata' in sys.modules\n"
+            "assert _loader.PYDANTIC_ENTRY_POINT_GROUP == 'pydantic'\n")
+    assert "importlib.metadata" in _loaded(code)
+    chosen = _loaded("import sys\nfrom iolab.cli.process import prepare\nprepare()\n"
+                     "import pydantic.plugin._loader as l\nassert l.__file__.endswith('_loader.py')\n",
+                     PYDANTIC_DISABLE_PLUGINS="other")
+    assert "importlib.metadata" in chosen
+
+
 def _main(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), COLUMNS="120")
+    env.pop("PYTHONUNBUFFERED", None)  # output buffered, as a user's shell has it
     return subprocess.run([sys.executable, "-m", "iolab", *args], capture_output=True, text=True, env=env, cwd=ROOT)
 
 
@@ -69,3 +134,75 @@ def test_an_error_in_the_invoked_command_reads_as_before():
     r = _main("predict", "examples/oltp-ds13-p30.yaml", "--bogus")
     assert r.returncode == 2
     assert r.stderr == "error: no such option: --bogus (see 'iolab predict --help')\n"
+
+
+def _converted(runtime, value, param, ctx):
+    """What a parameter's converter makes of `value`: ("ok", result) or ("error", type, text)."""
+    try:
+        return ("ok", runtime.coerce(value, param=param, ctx=ctx))
+    except Exception as e:  # noqa: BLE001 - the error itself is compared
+        return ("error", type(e).__name__, str(getattr(e, "message", e)))
+
+
+def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
+    """Every parameter converted without pydantic (iolab.cli.values) gives Typer's own value
+    for good input and Typer's own error for bad input, --help included."""
+    import typer._click
+    from typer._coercion import build_runtime_param
+
+    import iolab.cli
+    from iolab.cli.usage import build
+    from iolab.cli.values import _Direct
+
+    outside = tmp_path / "scenario.yaml"
+    outside.write_text("x: 1\n")
+    samples = {
+        "path": ["examples/oltp-ds13-p30.yaml", "examples", "missing.yaml", "-", "", "a b/c.png",
+                 str(outside), str(tmp_path), Path("examples"), 3, None],
+        "str": ["iodepth=1,2,4", " padded ", "", "é", "-", b"bytes", 5, None],
+        "bool": [True, False, None, "true", "no", "maybe", 1],
+    }
+    direct, compared = set(), 0
+    stack = [build(iolab.cli.app)]
+    while stack:
+        command = stack.pop()
+        stack.extend(getattr(command, "commands", {}).values())
+        ctx = typer._click.Context(command)
+        for param in [*command.params, command.get_help_option(ctx)]:
+            fast = getattr(param, "_runtime_param", None)
+            if not isinstance(fast, _Direct):
+                continue
+            direct.add(f"{fast.shape} {fast.leaf}")
+            real = build_runtime_param(param.type_descriptor)
+            values = samples[fast.leaf]
+            if fast.shape == "list":
+                values = [*values, ["examples", "x.yaml"], ("a", "b"), [], [3]]
+            for value in values:
+                got = _converted(fast, value, param, ctx)
+                param._runtime_param = fast  # a refused value handed it to Typer's converter
+                assert got == _converted(real, value, param, ctx), (command.name, param.name, value)
+                compared += 1
+    assert direct == {"one path", "one str", "one bool", "list path", "list str"}
+    assert compared > 300
+
+
+def test_commands_that_leave_at_once_print_and_exit_as_the_in_process_command_line(iolab):
+    """check, predict and plan skip the interpreter's teardown: their whole output still arrives
+    through a pipe, with the same exit code, as from the command line run in-process; called
+    with arguments (embedded), the entry point raises SystemExit as usual."""
+    for args in (["predict", "examples/oltp-ds13-p30.yaml", "--json"], ["check", "examples/oltp-ds13-p30.yaml"],
+                 ["--version"], ["plan", "examples/oltp-requirements.yaml", "--json"],
+                 ["predict", "examples/oltp-requirements.yaml"], ["check", "examples/missing.yaml"]):
+        inside = iolab(*args)
+        alone = _main(*args)
+        assert (alone.returncode, alone.stdout, alone.stderr) == (inside.code, inside.out, inside.err), args
+    assert alone.returncode == 2 and alone.stderr.startswith("error: examples/missing.yaml")
+    embedded = ("import contextlib, io, iolab.cli\n"
+                "try:\n"
+                "    with contextlib.redirect_stdout(io.StringIO()):\n"
+                "        iolab.cli.main(['check', 'examples/oltp-ds13-p30.yaml'])\n"
+                "except SystemExit as e:\n"
+                "    print('exit', e.code)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    out = subprocess.run([sys.executable, "-c", embedded], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert out.stdout == "exit 0\n", out.stderr

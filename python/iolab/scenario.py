@@ -52,7 +52,7 @@ Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0, le=MAX_
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ClientLimits(_Model):

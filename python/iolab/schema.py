@@ -78,7 +78,7 @@ M = TypeVar("M", bound=BaseModel)
 class FrozenModel(BaseModel):
     """Base of input models: immutable, and an unknown field is an error."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 # --------------------------------------------------------------------------- units

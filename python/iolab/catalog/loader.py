@@ -21,6 +21,7 @@ bundled files as ``iolab/catalog/data/NAME.yaml``) and the field path
 from __future__ import annotations
 
 import copy
+import pickle
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -70,7 +71,7 @@ def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:
         files = [files]
     if not files:
         return bundled_catalog()
-    draft = _bundled_state()[0]  # a fresh copy of the merged bundled rows
+    draft = pickle.loads(_bundled_state()[0])  # a fresh copy of the merged bundled rows
     for path in files:
         name = str(path)
         _merge_file(draft, load_yaml(path), name)
@@ -87,8 +88,9 @@ def _bundled_catalog() -> Catalog:
     return _bundled_state()[1]
 
 
-def _bundled_state() -> tuple[_Draft, Catalog]:
-    """The merged bundled rows (a new copy each call) and the catalog built from them.
+def _bundled_state() -> tuple[bytes, Catalog]:
+    """The merged bundled rows (pickled: only a catalog extended by files unpickles them)
+    and the catalog built from them.
 
     Both come from the prebuilt copy in the user's cache directory when it matches the
     data files and this code (see :mod:`iolab.catalog.cache`); otherwise they are built
@@ -112,14 +114,15 @@ def _bundled_state() -> tuple[_Draft, Catalog]:
     draft = _Draft()
     for name, data in files:
         _merge_file(draft, parse_yaml(data, file=name), name)
-    catalog = _build(copy.deepcopy(draft))
-    state = (draft, {s: dict(getattr(catalog, s)) for s in SECTIONS}, catalog.defaults, catalog.own_prices)
+    rows = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
+    catalog = _build(draft)
+    state = (rows, {s: dict(getattr(catalog, s)) for s in SECTIONS}, catalog.defaults, catalog.own_prices)
     cache.store("catalog", key, state)
-    return copy.deepcopy(draft), catalog
+    return rows, catalog
 
 
 def _valid_state(state: object) -> bool:
-    return (isinstance(state, tuple) and len(state) == 4 and isinstance(state[0], _Draft)
+    return (isinstance(state, tuple) and len(state) == 4 and isinstance(state[0], bytes)
             and isinstance(state[1], dict) and set(state[1]) == set(SECTIONS) and isinstance(state[2], Defaults))
 
 

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import NonNegativeFloat, PositiveInt, TypeAdapter, ValidationError, model_validator
+from pydantic import NonNegativeFloat, PositiveInt, ValidationError, model_validator
 
 from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
 from .row import HOURS_PER_MONTH, Row
 
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
 __all__ = ["Vm"]
 
-_PRICE = TypeAdapter(NonNegativeFloat)
+
+@lru_cache(maxsize=1)
+def _price() -> TypeAdapter:
+    """The validator of an hourly price, built on first use (only a file giving
+    ``price_per_hour`` needs it; building it at import costs every command)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(NonNegativeFloat)
 
 
 class Vm(Row):
@@ -72,7 +83,7 @@ class Vm(Row):
         if "price_per_month" in data:
             raise ValueError("give price_per_month or price_per_hour, not both")
         try:
-            data["price_per_month"] = None if hourly is None else _PRICE.validate_python(hourly) * HOURS_PER_MONTH
+            data["price_per_month"] = None if hourly is None else _price().validate_python(hourly) * HOURS_PER_MONTH
         except ValidationError as e:
             raise schema_error(e, root_field="price_per_hour") from None
         return data

@@ -6,7 +6,6 @@ Only this package turns :mod:`iolab.errors` into exit codes (0 success, 1 runtim
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterable
 
@@ -90,9 +89,15 @@ def __getattr__(name: str) -> typer.Typer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``iolab`` console script."""
-    # pydantic looks for plugins in every installed package's entry points the first time a
-    # model is built, which costs more than a whole `iolab check`; iolab uses none.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    """Entry point of the ``iolab`` console script (`argv` None: ``sys.argv``). As the script,
+    ``check``, ``predict``, ``plan`` and ``--version`` end the process at once when done
+    (:func:`iolab.cli.process.leave`); given `argv`, it raises ``SystemExit`` as usual."""
+    from .process import leave, prepare
+
+    prepare()  # environment defaults that make start-up cheap (pydantic plugins, OpenBLAS threads)
+    console_script = argv is None
     argv = sys.argv[1:] if argv is None else argv
-    sys.exit(common.run(make_app(commands_for(argv)), argv))
+    code = common.run(make_app(commands_for(argv)), argv)
+    if console_script and argv[:1] in (["check"], ["predict"], ["plan"], ["--version"]):
+        leave(code)  # they read files and print: exit at once, no teardown (see iolab.cli.process)
+    sys.exit(code)

@@ -18,6 +18,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.highlighter import NullHighlighter
 
 from ..errors import IolabError
 from .interrupts import interrupt_text, interrupts_raise, received_signal, reset
@@ -31,8 +32,15 @@ def _width() -> int | None:
     return 140
 
 
-console = Console(width=_width())
-err_console = Console(stderr=True)
+def _plain(c: Console) -> Console:
+    """`c`, not highlighting numbers and words when it prints no styles (the work is lost)."""
+    if c.color_system is None:
+        c.highlighter = NullHighlighter()
+    return c
+
+
+console = _plain(Console(width=_width()))
+err_console = _plain(Console(stderr=True))
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout, nothing else there.")
 CATALOG_OPTION = typer.Option(

@@ -104,7 +104,11 @@ def _tidy(command: Any) -> None:
 
 
 def build(app: typer.Typer) -> Any:
-    """The command tree of `app`, ready to run (usage lines, ``-h``)."""
+    """The command tree of `app`, ready to run (usage lines, ``-h``, values converted without
+    pydantic where Typer's conversion needs none)."""
+    from .values import speed_up
+
     command = typer.main.get_command(app)
     _tidy(command)
+    speed_up(command)
     return command

@@ -10,17 +10,23 @@ connections, session slots) and of every job; a file service's cap is shared by 
 
 from __future__ import annotations
 
-from ..network import Network
+from typing import TYPE_CHECKING
+
 from ..scenario import DeviceVolume, DiskVolume, Scenario, ShareVolume
-from . import device, disks, shares
-from .builder import Builder
-from .vm import client_vm
+
+if TYPE_CHECKING:
+    from ..network import Network
 
 __all__ = ["compile_scenario", "requests_per_io"]
 
 
 def compile_scenario(scenario: Scenario) -> Network:
     """Build the queueing network of a scenario (pure; deterministic ids and order)."""
+    # Imported here: reading a scenario uses .sizes, and `iolab check` needs no network.
+    from . import device, disks, shares
+    from .builder import Builder
+    from .vm import client_vm
+
     b = Builder(clients=scenario.clients.count)
     shared: dict[str, object] = {}
     for name, vol in scenario.volumes.items():

@@ -10,9 +10,6 @@ the field (``[section].option`` or ``--option``) and the nearest known option.
 from .cmdline import parse_cmdline
 from .job import FioJob
 from .jobfile import parse_jobfile, render_jobfile
-from .output import parse_output
-from .results import ClientResult, DirectionResult, FioResult, FioTotal, JobResult, LatencyStats
-from .status import StatusLine, parse_status
 
 __all__ = [
     "FioJob",
@@ -29,3 +26,18 @@ __all__ = [
     "parse_status",
     "StatusLine",
 ]
+
+# fio's output and status line are read by the benchmark commands only: loaded on first use,
+# so that reading scenarios (check, predict) does not pay for them.
+_LATER = {"parse_output": "output", "parse_status": "status", "StatusLine": "status",
+          **{name: "results" for name in ("ClientResult", "DirectionResult", "FioResult", "FioTotal", "JobResult",
+                                          "LatencyStats")}}
+
+
+def __getattr__(name: str):
+    if name not in _LATER:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = globals()[name] = getattr(import_module(f"{__name__}.{_LATER[name]}"), name)
+    return value

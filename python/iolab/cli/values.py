@@ -1,0 +1,113 @@
+"""Command-line values converted as Typer converts them, without building pydantic validators
+where the conversion needs none.
+
+Typer converts every parameter's value through a pydantic ``TypeAdapter`` built on first
+use: a few milliseconds each, and pydantic itself for a command that does not otherwise use
+it. For the values whose conversion is plain (a string kept as given, a flag's ``True`` or
+``False``, a ``Path`` made from a string and checked by Typer's own path rules, a list of
+those) :func:`speed_up` gives each parameter a converter that does the same directly. Anything else, and any value the
+direct way refuses, goes to Typer's own converter, so values, errors and their messages
+are exactly Typer's. Typer releases without this machinery are left as they are.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, get_args, get_origin
+
+__all__ = ["speed_up"]
+
+try:  # Typer's converter of one parameter's values (Typer 0.26 and later)
+    from typer._coercion import RuntimeParam, build_runtime_param
+    from typer._param_types import _coerce_path_result, coerce_cli_path, routes_to_path
+except ImportError:  # pragma: no cover - another Typer: its own conversion stays
+    RuntimeParam = None  # type: ignore[assignment,misc]
+
+
+def _leaf(annotation: Any, info: Any) -> str | None:
+    """How a single value of `annotation` converts directly: ``"str"``, ``"bool"``, ``"path"``
+    or None."""
+    if info.parser is not None:
+        return None
+    if annotation in (str, bool):
+        return annotation.__name__
+    if annotation is Path and routes_to_path(annotation, info) and info.path_type in (None, Path):
+        return "path"
+    return None
+
+
+def _plan(annotation: Any, info: Any) -> tuple[str, str] | None:
+    """(``"one"`` or ``"list"``, leaf kind) for a parameter converted directly, else None."""
+    if get_origin(annotation) is list:
+        args = get_args(annotation)
+        leaf = _leaf(args[0], info) if len(args) == 1 else None
+        return ("list", leaf) if leaf else None
+    leaf = _leaf(annotation, info)
+    return ("one", leaf) if leaf else None
+
+
+class _Refused(Exception):
+    """The direct way does not take this value: Typer's converter decides."""
+
+
+if RuntimeParam is not None:
+
+    @dataclass(frozen=True)
+    class _Direct(RuntimeParam):  # type: ignore[misc,valid-type]
+        shape: str
+        leaf: str
+
+        def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.leaf == "bool" and type(value) is bool:
+                return value
+            if type(value) is not str or self.leaf == "bool":
+                raise _Refused
+            if self.leaf == "str":
+                return value
+            try:
+                return coerce_cli_path(Path(value), self.parameter_info, path_type=Path, param=param, ctx=ctx)
+            except Exception:
+                raise _Refused from None
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            try:
+                if self.shape == "one":
+                    return self._one(value, param, ctx)
+                items = value if isinstance(value, (list, tuple)) else [value]
+                return [self._one(item, param, ctx) for item in items]
+            except _Refused:
+                pass
+            # Typer's own converter, for exactly its values and errors.
+            real = build_runtime_param(param.type_descriptor)
+            param._runtime_param = real
+            return real._coerce_value(value, param=param, ctx=ctx)
+
+
+def _direct(param: Any) -> Any:
+    """`param`, given a direct converter when its values take one."""
+    descriptor = getattr(param, "type_descriptor", None)
+    if RuntimeParam is None or descriptor is None or getattr(param, "_runtime_param", False) is not None:
+        return param
+    plan = None if descriptor.file_annotation is not None else _plan(descriptor.annotation, descriptor.parameter_info)
+    if plan is not None:
+        param._runtime_param = _Direct(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation,
+                                       shape=plan[0], leaf=plan[1])
+    return param
+
+
+def _help_option(self: Any, ctx: Any) -> Any:
+    return _direct(type(self).get_help_option(self, ctx))
+
+
+def speed_up(command: Any) -> None:
+    """Give each parameter of `command` and of its subcommands, ``--help`` included (made
+    when a command line is parsed), a direct converter where its values need no pydantic
+    validator (see the module's docstring)."""
+    for param in getattr(command, "params", []):
+        _direct(param)
+    if hasattr(command, "get_help_option"):
+        command.get_help_option = types.MethodType(_help_option, command)
+    for sub in getattr(command, "commands", {}).values():
+        speed_up(sub)
