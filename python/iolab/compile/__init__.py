@@ -50,6 +50,8 @@ def compile_scenario(scenario: Scenario) -> Network:
 def requests_per_io(scenario: Scenario) -> dict[str, float]:
     """Modelled requests per application IO, by job name: 1 except for a buffered sequential
     reader over NFS, whose reads the client's read-ahead serves in requests of its own size."""
+    from . import shares
+
     out: dict[str, float] = {}
     for j in scenario.jobs:
         vol = scenario.volumes.get(j.volume)
