@@ -194,10 +194,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     if limit is not None:
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
     index: dict[str, int] = {}
-    for b in batches:  # codes in order of first appearance; the per-row work stays in C
-        for g in dict.fromkeys(b.group):
+    for b in batches:  # one code per group name across batches; the per-row work stays in C
+        for g in b.group.names:
             index.setdefault(g, len(index))
-    group_code = np.concatenate([np.fromiter(map(index.__getitem__, b.group), dtype=int, count=len(b))
+    group_code = np.concatenate([np.array([index[g] for g in b.group.names], dtype=int)[b.group.index]
                                  for b in batches])
     groups = list(index)
     fails = np.concatenate([limits.fails(b.util) for b in batches])
@@ -370,7 +370,7 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
     limits = Limits.of(req)
     out = []
     need = req.require.capacity if req.require else None
-    cap_u = float(b.util.get("capacity", np.zeros(len(b)))[r])
+    cap_u = float(b.util["capacity"][r]) if "capacity" in b.util else 0.0
     if need and limits.over("capacity", cap_u):
         out.append(f"holds {format_size(need / cap_u)}, not the {format_size(need)} required")
     over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and limits.over(k, u[r])),

@@ -78,8 +78,8 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
 def _excluded(req: Requirements, clients: Clients, skus: list[DiskSku | ProvisionedDisk],
               batches: list[Batch]) -> list[str]:
     """Selected VM sizes and SKUs that no evaluated configuration uses, and why."""
-    used_vms = {g for b in batches for g in set(b.group)}
-    used_skus = {b.family.split(" ")[0] for b in batches}
+    used_vms = {g for b in batches for g in b.group.used()}
+    used_skus = {f.split(" ")[0] for b in batches for f in b.families.used()}
     caching = [c for c in req.search.caching if c != "none"]
     premium = [s.id for s in skus if s.tier in PREMIUM_TIERS]
     out = []
