@@ -14,6 +14,8 @@ the most the disk can be provisioned with.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..catalog import ProvisionedDisk
@@ -84,6 +86,17 @@ class _Solver:
         # The response path's VM figures do not depend on what the disks are provisioned with.
         self.vm_path = (q * self.d_u).sum(axis=1)
 
+    _PER_ROW = ("v", "n", "m", "part", "ops", "d_u", "lat", "i1", "b1", "cap_per_disk", "floor_i", "floor_b",
+                "per_iops", "has_base", "base_i", "base_b", "iops_per_gib", "min_size", "size_step", "max_size",
+                "max_iops", "max_bandwidth", "vm_path")
+
+    def take(self, which: np.ndarray) -> "_Solver":
+        """The same solver over the rows ``which`` only (every figure is row by row)."""
+        other = copy.copy(self)
+        for name in self._PER_ROW:
+            setattr(other, name, getattr(self, name)[which])
+        return other
+
     def provision(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         b = np.maximum(s * self.b1, self.floor_b)
         i = np.maximum(np.maximum(s * self.i1, self.floor_i), b / self.per_iops)
@@ -134,9 +147,12 @@ class _Solver:
         zero = np.zeros(len(self.n))
         # A row that is feasible at its most is provisioned for everything; one that is not,
         # as far as its disks go. Rows feasible with the least provisioning need no search.
-        whole = self.ok(most)
-        s = self.smallest(zero, most, ~whole)
-        s = np.where(self.ok(zero), 0.0, s)
+        s = zero.copy()
+        search = np.nonzero(~self.ok(zero))[0]
+        if len(search):
+            part = self.take(search)
+            top = most[search]
+            s[search] = part.smallest(zero[search], top, ~part.ok(top))
         i, b = self.provision(s)
         b = np.minimum(np.ceil(b / MBPS - 1e-9) * MBPS, self.max_bandwidth)
         i = np.minimum(np.ceil(np.maximum(i, b / self.per_iops) - 1e-9), self.max_iops)

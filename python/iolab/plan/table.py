@@ -100,7 +100,8 @@ class Labels:
 
     def used(self) -> list[str]:
         """The names some row carries."""
-        return [self.names[k] for k in np.unique(self.index).tolist()]
+        present = np.bincount(self.index, minlength=len(self.names)) > 0
+        return [name for name, here in zip(self.names, present.tolist()) if here]
 
 
 @dataclass
