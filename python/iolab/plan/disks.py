@@ -230,28 +230,32 @@ def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: l
         ratio = (ws, cl.cache_size[rows_v])
     read_lat = np.array([sku.read_latency for sku in skus])[rows_s]
     write_lat = np.array([sku.write_latency for sku in skus])[rows_s]
+    n_1 = rows_n - 1
     for c in range(len(st.share)):
         q, b = st.share[c], st.size_index[c]
         d_u = cl.d_uncached[:, b][rows_v]
-        m = members[:, b][rows_n - 1]
+        m = members[:, b][n_1]
         d_d = disk_d[:, b][sn]
         lat = read_lat if st.read[c] else write_lat
-        # Caching none is the cached formula with no cached cap and no hits: the same figures.
-        d_c = np.where(cached, cl.d_cached[:, b][rows_v], 0.0) if any_cached else zero
+        # Caching none is the cached formula with no cached cap and no hits: the same figures
+        # (scalars where no row has a cache).
+        d_c = np.where(cached, cl.d_cached[:, b][rows_v], 0.0) if any_cached else 0.0
+        h: np.ndarray | float = 0.0
         if st.read[c] and ratio is not None:
             ws, size = ratio
             with np.errstate(divide="ignore", invalid="ignore"):
                 h = np.where(cached, np.minimum(1.0, size / ws[sn, st.job[c]]), 0.0)
-        else:
-            h = zero
         miss_z = np.maximum(0.0, lat - d_c - d_u - d_d)
         hit_z = np.maximum(0.0, hit_latency - d_c)
-        A["vm-cache"] += q * d_c
+        if any_cached:
+            A["vm-cache"] += q * d_c
         if st.read[c] or not any_rw:
-            A["vm"] += q * (1 - h) * d_u
-            A["disk"] += q * (1 - h) * m / n * d_d
-            R += q * (1 - h) / n * d_d
-            Z += q * (h * hit_z + (1 - h) * miss_z)
+            miss = 1 - h
+            qm = q * miss
+            A["vm"] += qm * d_u
+            A["disk"] += qm * m / n * d_d
+            R += qm / n * d_d
+            Z += q * (h * hit_z + miss * miss_z)
             continue
         # Writes with ReadWrite caching are done in the cache; the flush loads VM and disks later.
         disk = q * m / n * d_d
