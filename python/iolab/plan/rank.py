@@ -205,10 +205,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     group_code = np.concatenate([np.array([index[g] for g in b.group.names], dtype=int)[b.group.index]
                                  for b in batches])
     groups = list(index)
-    fails = np.concatenate([limits.fails(b.util) for b in batches])
+    fails = np.concatenate([limits.fails(b.util) for b in batches])   # feasible: none, and the latency holds
     starts = np.cumsum([0] + [len(b) for b in batches[:-1]])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
-                 np.concatenate([b.feasible(limits) for b in batches]), starts, shortfall,
+                 (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
     unpriced_rows = np.isnan(rows.cost)
     # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
