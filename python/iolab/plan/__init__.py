@@ -20,7 +20,6 @@ sizes one NetApp capacity pool for several volumes.
 
 from .config import Config, DiskChoice, ShareChoice
 from .cost import Bill
-from .pool import PoolMiss, PoolPlan, PoolVolumePlan
 from .prediction import LoadPrediction, predict_at_load
 from .rank import Candidate, Miss, Plan
 from .requirements import PoolRequest, PoolVolume, Require, Requirements, Search, load_requirements, parse_requirements
@@ -62,9 +61,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``MachinePlan`` and ``MachineCandidate`` load with their module, on first use."""
+    """``MachinePlan``, ``MachineCandidate`` and the pool plan's classes load with their
+    module, on first use."""
     if name in ("MachinePlan", "MachineCandidate"):
         from . import machine
 
         return getattr(machine, name)
+    if name in ("PoolPlan", "PoolVolumePlan", "PoolMiss"):
+        from . import pool
+
+        return getattr(pool, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

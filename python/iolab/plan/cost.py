@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..catalog import Catalog, DiskSku, ProvisionedDisk, ServiceLevel, Vm
 from ..units import GiB, MiB
 from .config import Config
 
-__all__ = ["vm_price", "disk_price", "provisioned_price", "share_price", "billed_capacity", "pool_step", "unpriced",
+__all__ = ["vm_price", "disk_price", "provisioned_price", "provisioned_prices", "share_price", "billed_capacity", "pool_step", "unpriced",
            "bill", "Bill", "MBPS"]
 
 MBPS = 1e6
@@ -61,6 +63,21 @@ def provisioned_parts(sku: ProvisionedDisk, size: int, iops: float, bandwidth: f
             return None
         money.append(quantity * price)
     return money[0], money[1] + money[2]
+
+
+def provisioned_prices(skus: list[ProvisionedDisk], which: np.ndarray, size: np.ndarray, iops: np.ndarray,
+                       bandwidth: np.ndarray) -> np.ndarray:
+    """:func:`provisioned_price` of many disks at once (row ``k`` a disk of ``skus[which[k]]``),
+    NaN where a needed price is missing; the same figures, part by part."""
+    def col(get) -> np.ndarray:
+        return np.array([np.nan if (x := get(k)) is None else x for k in skus], dtype=float)[which]
+
+    quantities = [(np.ceil(size / GiB), col(lambda k: k.price_per_gib_month)),
+                  (np.maximum(0.0, iops - col(lambda k: k.baseline_iops or 0.0)), col(lambda k: k.price_per_iops_month)),
+                  (np.maximum(0.0, bandwidth - col(lambda k: k.baseline_bandwidth or 0.0)) / MBPS,
+                   col(lambda k: k.price_per_mbps_month))]
+    money = [np.where(q <= 0, 0.0, q * p) for q, p in quantities]
+    return money[0] + (money[1] + money[2])
 
 
 def pool_step(level: ServiceLevel) -> int:

@@ -33,7 +33,7 @@ from ..units import format_size
 from .config import Config, DiskChoice
 from .cost import disk_price, vm_price
 from .requirements import Requirements
-from .table import Batch
+from .table import Batch, Labels
 from .workload import Workload
 
 __all__ = ["Clients", "Streams", "search_fixed", "open_latency", "IO_UNIT", "PREMIUM_TIERS"]
@@ -125,14 +125,12 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
 
 def search_fixed(req: Requirements, wl: Workload, clients: Clients, st: Streams,
                  skus: list[DiskSku]) -> list[Batch]:
-    """One batch per (fixed-size SKU, caching mode) with every eligible VM × count."""
-    batches: list[Batch] = []
-    for sku in skus:
-        for caching in req.search.caching:
-            rows_v, rows_n = _rows(clients, sku, caching)
-            if len(rows_v):
-                batches.append(_batch(req, wl, clients, st, sku, caching, rows_v, rows_n))
-    return batches
+    """Every (fixed-size SKU, caching mode) family × eligible VM × count, stacked into one
+    batch (family by family, then VM by VM, then count by count) and evaluated at once."""
+    rows = stack_rows(clients, skus, req.search.caching)
+    if not len(rows.v):
+        return []
+    return [_evaluate(req, wl, clients, st, skus, rows)]
 
 
 def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> np.ndarray:
@@ -146,11 +144,34 @@ def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> 
     return ok
 
 
-def _rows(clients: Clients, sku: DiskSku, caching: str) -> tuple[np.ndarray, np.ndarray]:
-    ok = eligible(clients, sku, caching)
-    vs = np.nonzero(ok)[0]
-    counts = clients.max_disks[vs]
-    return np.repeat(vs, counts), np.concatenate([np.arange(1, c + 1) for c in counts]) if len(vs) else np.zeros(0, int)
+@dataclass
+class Rows:
+    """Stacked configurations: for each row its family (index into ``sku``/``caching``,
+    one family per SKU and caching mode), SKU (index into the SKU list), VM (index into
+    the clients) and disk count. Rows come family by family, VM by VM, count by count."""
+
+    sku: np.ndarray          # per family
+    caching: list[str]       # per family
+    f: np.ndarray
+    s: np.ndarray
+    v: np.ndarray
+    n: np.ndarray
+
+
+def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str]) -> Rows:
+    """Every family (SKU × caching mode, in that order) × eligible VM × count 1..max, without
+    a Python loop per VM or per row."""
+    fam_sku = np.repeat(np.arange(len(skus)), len(caching))
+    fam_caching = [c for _ in skus for c in caching]
+    ok = np.array([eligible(clients, skus[k], c) for k, c in zip(fam_sku.tolist(), fam_caching)],
+                  dtype=bool).reshape(len(fam_caching), len(clients.ids))
+    counts = (ok * clients.max_disks[None, :]).ravel()
+    total = int(counts.sum())
+    cell = np.repeat(np.arange(len(counts)), counts)
+    starts = np.cumsum(counts) - counts
+    n = np.arange(total) - np.repeat(starts, counts) + 1
+    f = cell // max(len(clients.ids), 1)
+    return Rows(fam_sku, fam_caching, f, fam_sku[f], cell % max(len(clients.ids), 1), n)
 
 
 def stripe_tables(sizes: list[int], stripe: int, max_n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -169,72 +190,101 @@ def _stripe_tables(sizes: tuple[int, ...], stripe: int, max_n: int) -> tuple[np.
     return members, part
 
 
-def _batch(req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: DiskSku, caching: str,
-           rows_v: np.ndarray, rows_n: np.ndarray) -> Batch:
+def _demands(skus: list[DiskSku], part: np.ndarray) -> np.ndarray:
+    """``out[s, n-1, b]``: one member's demand (seconds) at SKU ``s``'s cap for the bytes it
+    carries with ``n`` disks, IO size ``b`` (:meth:`Cap.demand`, once per distinct size)."""
+    values, inverse = np.unique(part, return_inverse=True)
+    out = np.empty((len(skus), *part.shape))
+    for k, sku in enumerate(skus):
+        cap = Cap(sku.iops, sku.bandwidth, sku.io_unit or IO_UNIT)
+        out[k] = np.array([cap.demand(int(x)) for x in values.tolist()])[inverse].reshape(part.shape)
+    return out
+
+
+def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku], rows: Rows) -> Batch:
+    """The open model over every stacked row, stream by stream (a few numpy calls per stream)."""
+    rows_s, rows_v, rows_n = rows.s, rows.v, rows.n
     max_n = int(rows_n.max())
     members, part = stripe_tables(st.sizes, req.search.stripe_size, max_n)
-    cap = Cap(sku.iops, sku.bandwidth, sku.io_unit or IO_UNIT)
-    disk_d = np.vectorize(cap.demand, otypes=[float])(part)          # (max_n, B) per member visit
+    disk_d = _demands(skus, part).reshape(len(skus) * max_n, len(st.sizes))   # per member visit
+    sn = rows_s * max_n + (rows_n - 1)
+    mode_of = {"none": 0, "readonly": 1, "readwrite": 2}
+    mode = np.array([mode_of[c] for c in rows.caching], dtype=np.int8)[rows.f]
+    cached = mode > 0
+    any_cached = bool(cached.any())
+    rw = mode == 2
+    any_rw = bool(rw.any())
     hit_latency = req.catalog.defaults.cache_hit_latency
-    # Working set per job and count (it follows the volume's capacity when a job gives no size).
-    ws = np.array([[wl.working_set(j, n * sku.size) for j in range(len(wl.jobs))] for n in range(1, max_n + 1)],
-                  dtype=float)
     n = rows_n.astype(float)
     zero = np.zeros(len(rows_v))
     A = {"vm": zero.copy(), "vm-cache": zero.copy(), "disk": zero.copy()}
     G = {"vm": zero.copy(), "disk": zero.copy()}
     Z = zero.copy()
     R = zero.copy()  # the disks' share of the response time: one member per striped IO
+    ratio = None
+    if any_cached and st.read.any():
+        # Warm read hit ratio per row: the cache over the job's working set, which follows
+        # the volume's capacity when a job gives no size.
+        ws = np.array([[wl.working_set(j, n_ * sku.size) for j in range(len(wl.jobs))]
+                       for sku in skus for n_ in range(1, max_n + 1)], dtype=float).reshape(-1, len(wl.jobs))
+        ratio = (ws, cl.cache_size[rows_v])
+    read_lat = np.array([sku.read_latency for sku in skus])[rows_s]
+    write_lat = np.array([sku.write_latency for sku in skus])[rows_s]
+    n_1 = rows_n - 1
     for c in range(len(st.share)):
         q, b = st.share[c], st.size_index[c]
-        d_u = cl.d_uncached[rows_v, b]
-        d_c = cl.d_cached[rows_v, b]
-        m = members[rows_n - 1, b]
-        d_d = disk_d[rows_n - 1, b]
-        lat = sku.read_latency if st.read[c] else sku.write_latency
-        if caching == "none":
-            A["vm"] += q * d_u
-            A["disk"] += q * m / n * d_d
-            R += q / n * d_d
-            Z += q * np.maximum(0.0, lat - d_u - d_d)
-            continue
+        d_u = cl.d_uncached[:, b][rows_v]
+        m = members[:, b][n_1]
+        d_d = disk_d[:, b][sn]
+        lat = read_lat if st.read[c] else write_lat
+        # Caching none is the cached formula with no cached cap and no hits: the same figures
+        # (scalars where no row has a cache).
+        d_c = np.where(cached, cl.d_cached[:, b][rows_v], 0.0) if any_cached else 0.0
+        h: np.ndarray | float = 0.0
+        if st.read[c] and ratio is not None:
+            ws, size = ratio
+            with np.errstate(divide="ignore", invalid="ignore"):
+                h = np.where(cached, np.minimum(1.0, size / ws[sn, st.job[c]]), 0.0)
         miss_z = np.maximum(0.0, lat - d_c - d_u - d_d)
         hit_z = np.maximum(0.0, hit_latency - d_c)
-        if st.read[c]:
-            h = np.minimum(1.0, cl.cache_size[rows_v] / ws[rows_n - 1, st.job[c]])
+        if any_cached:
             A["vm-cache"] += q * d_c
-            A["vm"] += q * (1 - h) * d_u
-            A["disk"] += q * (1 - h) * m / n * d_d
-            R += q * (1 - h) / n * d_d
-            Z += q * (h * hit_z + (1 - h) * miss_z)
-        elif caching == "readonly":
-            A["vm-cache"] += q * d_c
-            A["vm"] += q * d_u
-            A["disk"] += q * m / n * d_d
-            R += q / n * d_d
-            Z += q * miss_z
-        else:  # readwrite: the write is done in the cache; the flush loads VM and disks later
-            A["vm-cache"] += q * d_c
-            Z += q * hit_z
-            G["vm"] += q * d_u
-            G["disk"] += q * m / n * d_d
+        if st.read[c] or not any_rw:
+            miss = 1 - h
+            qm = q * miss
+            A["vm"] += qm * d_u
+            A["disk"] += qm * m / n * d_d
+            R += qm / n * d_d
+            Z += q * (h * hit_z + miss * miss_z)
+            continue
+        # Writes with ReadWrite caching are done in the cache; the flush loads VM and disks later.
+        disk = q * m / n * d_d
+        A["vm"] += np.where(rw, 0.0, q * d_u)
+        A["disk"] += np.where(rw, 0.0, disk)
+        R += np.where(rw, 0.0, q / n * d_d)
+        Z += np.where(rw, q * hit_z, q * miss_z)
+        G["vm"] += np.where(rw, q * d_u, 0.0)
+        G["disk"] += np.where(rw, disk, 0.0)
     util, latency = open_latency(wl.per_client, A, G, {"disk": rows_n}, Z, {"disk": R})
     need = (req.require.capacity or 0) / req.clients if req.require else 0
-    util["capacity"] = need / (n * sku.size)
-    price = disk_price(sku)
-    cost = cl.price[rows_v] + (np.nan if price is None else price * req.clients) * n
+    util["capacity"] = need / (n * np.array([sku.size for sku in skus], dtype=float)[rows_s])
+    price = np.array([np.nan if (p := disk_price(sku)) is None else p * req.clients for sku in skus])
+    cost = cl.price[rows_v] + price[rows_s] * n
+    caching = rows.caching
 
     def config(i: int) -> Config:
-        return Config(cl.ids[rows_v[i]], req.clients, (DiskChoice(sku.id, int(rows_n[i]), caching),))
+        return Config(cl.ids[rows_v[i]], req.clients,
+                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]]),))
 
-    def facts(i: int) -> list[str]:
-        return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), sku)
+    def facts(i: int) -> list[tuple[str, str]]:
+        return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), skus[rows_s[i]])
 
     def variant(i: int) -> tuple:
-        return (cl.ids[rows_v[i]], sku.id, int(rows_n[i]))
+        return (cl.ids[rows_v[i]], skus[rows_s[i]].id, int(rows_n[i]))
 
-    group = list(map(cl.ids.__getitem__, rows_v.tolist()))
-    return Batch(f"{sku.id} caching {caching}", cost, latency, util, group, config, facts, variant, {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n)
+    families = Labels([f"{skus[k].id} caching {c}" for k, c in zip(rows.sku.tolist(), caching)], rows.f)
+    return Batch("fixed-size disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
+                 {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n, families)
 
 
 def disk_facts(req: Requirements, cl: Clients, v: int, n: int,

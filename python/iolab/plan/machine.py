@@ -241,7 +241,7 @@ def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list) 
     def cat(f) -> np.ndarray:
         return np.concatenate([f(b) for b in batches]) if batches else np.zeros(0)
 
-    vm = cat(lambda b: np.array([pos[g] for g in b.group], dtype=int)).astype(int)
+    vm = cat(lambda b: np.array([pos.get(g, -1) for g in b.group.names], dtype=int)[b.group.index]).astype(int)
     latency = cat(lambda b: b.latency)
     path = {k: cat(lambda b, k=k: np.asarray(b.vm_path.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}
     load = {k: cat(lambda b, k=k: np.asarray(b.util.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}

@@ -14,15 +14,17 @@ the most the disk can be provisioned with.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..catalog import ProvisionedDisk
 from ..units import GiB
 from .config import Config, DiskChoice
-from .cost import MBPS, provisioned_price
-from .disks import IO_UNIT, Clients, Streams, disk_facts, eligible, open_latency, stripe_tables
+from .cost import MBPS, provisioned_prices
+from .disks import IO_UNIT, Clients, Rows, Streams, disk_facts, open_latency, stack_rows, stripe_tables
 from .requirements import Requirements
-from .table import TOLERANCE, Batch, Limits
+from .table import TOLERANCE, Batch, Labels, Limits
 from .workload import Workload
 
 __all__ = ["search_provisioned"]
@@ -32,78 +34,104 @@ _ROUNDS = 40
 
 def search_provisioned(req: Requirements, wl: Workload, clients: Clients, st: Streams,
                        skus: list[ProvisionedDisk]) -> list[Batch]:
-    """One batch per provisioned SKU with every eligible VM × count (host caching: none)."""
-    out: list[Batch] = []
+    """Every provisioned SKU × eligible VM × count (host caching: none) in one batch, solved
+    at once (SKU by SKU, then VM by VM, then count by count)."""
     if "none" not in req.search.caching:
-        return out  # neither Premium SSD v2 nor Ultra has host caching
-    for sku in skus:
-        ok = eligible(clients, sku, "none")
-        vs = np.nonzero(ok)[0]
-        if not len(vs):
-            continue
-        counts = clients.max_disks[vs]
-        rows_v = np.repeat(vs, counts)
-        rows_n = np.concatenate([np.arange(1, c + 1) for c in counts])
-        out.append(_Solver(req, wl, clients, st, sku, rows_v, rows_n).batch())
-    return out
+        return []  # neither Premium SSD v2 nor Ultra has host caching
+    rows = stack_rows(clients, skus, ["none"])
+    if not len(rows.v):
+        return []
+    return [_Solver(req, wl, clients, st, skus, rows).batch()]
+
+
+def _column(skus: list[ProvisionedDisk], rows_s: np.ndarray, get, none: float = np.nan) -> np.ndarray:
+    """One figure of each row's SKU (``none`` where the catalog has no value)."""
+    return np.array([none if (x := get(sku)) is None else x for sku in skus], dtype=float)[rows_s]
 
 
 class _Solver:
-    def __init__(self, req: Requirements, wl: Workload, cl: Clients, st: Streams, sku: ProvisionedDisk,
-                 rows_v: np.ndarray, rows_n: np.ndarray):
-        self.req, self.wl, self.cl, self.st, self.sku = req, wl, cl, st, sku
+    def __init__(self, req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[ProvisionedDisk],
+                 rows: Rows):
+        self.req, self.wl, self.cl, self.st, self.skus = req, wl, cl, st, skus
+        self.rows = rows
+        rows_v, rows_n, rows_s = rows.v, rows.n, rows.s
         self.v, self.n = rows_v, rows_n
         members, part = stripe_tables(st.sizes, req.search.stripe_size, int(rows_n.max()))
         self.m = members[rows_n - 1][:, st.size_index]                  # (rows, streams)
         self.part = part[rows_n - 1][:, st.size_index].astype(float)
-        unit = sku.io_unit or IO_UNIT
+        unit = _column(skus, rows_s, lambda k: k.io_unit or IO_UNIT)[:, None]
         self.ops = np.maximum(1.0, np.ceil(self.part / unit))
         self.d_u = cl.d_uncached[rows_v][:, st.size_index]
-        self.lat = np.where(st.read, sku.read_latency, sku.write_latency)
+        self.lat = np.where(st.read, _column(skus, rows_s, lambda k: k.read_latency)[:, None],
+                            _column(skus, rows_s, lambda k: k.write_latency)[:, None])
         lam, q, nn = wl.per_client, st.share, rows_n[:, None].astype(float)
         self.i1 = lam * (q * self.m / nn * self.ops).sum(axis=1)       # ops/s per member at the load
         self.b1 = lam * (q * self.m / nn * self.part).sum(axis=1)      # bytes/s per member
         cap = (req.require.capacity or 0) / req.clients if req.require else 0
         self.cap_per_disk = cap / rows_n
-        self.floor_i = sku.baseline_iops if sku.baseline_iops is not None else sku.min_iops
-        self.floor_b = sku.baseline_bandwidth if sku.baseline_bandwidth is not None else sku.min_bandwidth
+        col = lambda get, none=np.nan: _column(skus, rows_s, get, none)  # noqa: E731
+        self.floor_i = col(lambda k: k.baseline_iops if k.baseline_iops is not None else k.min_iops)
+        self.floor_b = col(lambda k: k.baseline_bandwidth if k.baseline_bandwidth is not None else k.min_bandwidth)
+        self.per_iops = col(lambda k: k.bandwidth_per_iops)
+        self.has_base = col(lambda k: 1.0 if k.baseline_iops is not None else 0.0) > 0
+        self.base_i = col(lambda k: k.baseline_iops or 0.0)
+        self.base_b = col(lambda k: k.baseline_bandwidth or 0.0)
+        self.iops_per_gib = col(lambda k: k.iops_per_gib)
+        self.min_size = col(lambda k: k.min_size)
+        self.size_step = col(lambda k: k.size_step)
+        self.max_size = col(lambda k: k.max_size)
+        self.max_iops = col(lambda k: k.max_iops)
+        self.max_bandwidth = col(lambda k: k.max_bandwidth)
+        self.limits = Limits.of(req)
+        # The response path's VM figures do not depend on what the disks are provisioned with.
+        self.vm_path = (q * self.d_u).sum(axis=1)
+
+    _PER_ROW = ("v", "n", "m", "part", "ops", "d_u", "lat", "i1", "b1", "cap_per_disk", "floor_i", "floor_b",
+                "per_iops", "has_base", "base_i", "base_b", "iops_per_gib", "min_size", "size_step", "max_size",
+                "max_iops", "max_bandwidth", "vm_path")
+
+    def take(self, which: np.ndarray) -> "_Solver":
+        """The same solver over the rows ``which`` only (every figure is row by row)."""
+        other = copy.copy(self)
+        for name in self._PER_ROW:
+            setattr(other, name, getattr(self, name)[which])
+        return other
 
     def provision(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         b = np.maximum(s * self.b1, self.floor_b)
-        i = np.maximum(np.maximum(s * self.i1, self.floor_i), b / self.sku.bandwidth_per_iops)
+        i = np.maximum(np.maximum(s * self.i1, self.floor_i), b / self.per_iops)
         return i, b
 
     def size(self, i: np.ndarray) -> np.ndarray:
-        sku = self.sku
-        for_iops = np.where((sku.baseline_iops is not None) & (i <= (sku.baseline_iops or 0)), 0.0,
-                            np.ceil(i / sku.iops_per_gib) * GiB)
-        need = np.maximum(np.maximum(for_iops, self.cap_per_disk), sku.min_size)
-        return np.ceil(need / sku.size_step) * sku.size_step
+        for_iops = np.where(self.has_base & (i <= self.base_i), 0.0, np.ceil(i / self.iops_per_gib) * GiB)
+        need = np.maximum(np.maximum(for_iops, self.cap_per_disk), self.min_size)
+        return np.ceil(need / self.size_step) * self.size_step
 
     def evaluate(self, i: np.ndarray, b: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
         q, nn = self.st.share, self.n[:, None].astype(float)
         d = np.maximum(self.ops / i[:, None], self.part / b[:, None])  # per member visit
-        on_path = {"vm": (q * self.d_u).sum(axis=1), "disk": (q * self.m / nn * d).sum(axis=1)}
+        on_path = {"vm": self.vm_path, "disk": (q * self.m / nn * d).sum(axis=1)}
         response = {"disk": (q / nn * d).sum(axis=1)}  # a striped IO's members run in parallel
         z = (q * np.maximum(0.0, self.lat - self.d_u - d)).sum(axis=1)
         util, latency = open_latency(self.wl.per_client, on_path, {}, {"disk": self.n}, z, response)
-        sku = self.sku
         # Beyond the SKU's maxima (or a size over its maximum) the row cannot be built.
-        over = np.maximum(i / sku.max_iops, b / sku.max_bandwidth)
+        over = np.maximum(i / self.max_iops, b / self.max_bandwidth)
         util["disk"] = np.where(over > 1 + TOLERANCE, np.maximum(util["disk"], over), util["disk"])
-        util["capacity"] = self.cap_per_disk / sku.max_size
+        util["capacity"] = self.cap_per_disk / self.max_size
         return util, latency
 
-    def ok(self, s: np.ndarray, disks_only: bool = False) -> np.ndarray:
-        """Rows feasible at scale ``s``; with ``disks_only``, as far as the disks go (for the
+    def ok(self, s: np.ndarray, disks_only: np.ndarray | bool = False) -> np.ndarray:
+        """Rows feasible at scale ``s``; where ``disks_only``, as far as the disks go (for the
         rows that fail elsewhere, so that their attempt is provisioned for the load, not maxed)."""
         i, b = self.provision(s)
         util, latency = self.evaluate(i, b)
-        good = Limits.of(self.req).ok(util, latency, ("disk", "capacity") if disks_only else None)
-        return good & (self.size(i) <= self.sku.max_size)
+        good = self.limits.ok(util, latency)
+        if np.any(disks_only):
+            good = np.where(disks_only, self.limits.ok(util, latency, ("disk", "capacity")), good)
+        return good & (self.size(i) <= self.max_size)
 
-    def smallest(self, lo: np.ndarray, hi: np.ndarray, disks_only: bool) -> np.ndarray:
-        """Bisection for the smallest scale in [lo, hi] that is ok (hi where none is)."""
+    def smallest(self, lo: np.ndarray, hi: np.ndarray, disks_only: np.ndarray) -> np.ndarray:
+        """Bisection for the smallest scale in [lo, hi] that is ok (hi where none is), every row at once."""
         lo, hi = lo.copy(), hi.copy()
         for _ in range(_ROUNDS):
             mid = (lo + hi) / 2
@@ -112,31 +140,48 @@ class _Solver:
             lo = np.where(good, lo, mid)
         return hi
 
+    def _solve(self, rows: np.ndarray, most: np.ndarray) -> np.ndarray:
+        """The smallest scale of each of ``rows``, each distinct problem solved once: a row
+        that fails beyond its disks is solved as far as its disks go, which depends only on
+        its SKU and count; one feasible at its most also on its VM's demands (rows of VM
+        sizes with the same caps share them). The same arithmetic row by row, so the same
+        figures as solving every row."""
+        part = self.take(rows)
+        top = most[rows]
+        disks_only = ~part.ok(top)
+        vm = np.where(disks_only[:, None], 0.0, part.d_u)
+        key = np.column_stack([self.rows.s[rows], part.n, disks_only, vm]).astype(float)
+        _, first, back = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        unique = part.take(first)
+        return unique.smallest(np.zeros(len(first)), top[first], disks_only[first])[back.ravel()]
+
     def batch(self) -> Batch:
-        sku = self.sku
-        most = np.minimum(sku.max_iops / np.maximum(self.i1, self.b1 / sku.bandwidth_per_iops),
-                          sku.max_bandwidth / self.b1)
+        skus, rows = self.skus, self.rows
+        most = np.minimum(self.max_iops / np.maximum(self.i1, self.b1 / self.per_iops),
+                          self.max_bandwidth / self.b1)
         zero = np.zeros(len(self.n))
-        full = self.smallest(zero, most, disks_only=False)
-        partial = self.smallest(zero, most, disks_only=True)
-        s = np.where(self.ok(most), full, partial)
-        s = np.where(self.ok(zero), 0.0, s)
+        # A row that is feasible at its most is provisioned for everything; one that is not,
+        # as far as its disks go. Rows feasible with the least provisioning need no search.
+        s = zero.copy()
+        search = np.nonzero(~self.ok(zero))[0]
+        if len(search):
+            s[search] = self._solve(search, most)
         i, b = self.provision(s)
-        b = np.minimum(np.ceil(b / MBPS - 1e-9) * MBPS, sku.max_bandwidth)
-        i = np.minimum(np.ceil(np.maximum(i, b / sku.bandwidth_per_iops) - 1e-9), sku.max_iops)
-        size = np.minimum(self.size(i), sku.max_size)
+        b = np.minimum(np.ceil(b / MBPS - 1e-9) * MBPS, self.max_bandwidth)
+        i = np.minimum(np.ceil(np.maximum(i, b / self.per_iops) - 1e-9), self.max_iops)
+        size = np.minimum(self.size(i), self.max_size)
         util, latency = self.evaluate(i, b)
         cl, req = self.cl, self.req
-        per_disk = [provisioned_price(sku, int(z), float(x), float(y)) for z, x, y in zip(size, i, b)]
-        disks = np.array([np.nan if p is None else p for p in per_disk]) * self.n * req.clients
+        disks = provisioned_prices(skus, rows.s, size, i, b) * self.n * req.clients
         cost = cl.price[self.v] + disks
-        rows_v, rows_n = self.v, self.n
+        rows_v, rows_n, rows_s = self.v, self.n, rows.s
 
         def config(k: int) -> Config:
-            choice = DiskChoice(sku.id, int(rows_n[k]), "none", int(size[k]), float(i[k]), float(b[k]))
+            choice = DiskChoice(skus[rows_s[k]].id, int(rows_n[k]), "none", int(size[k]), float(i[k]), float(b[k]))
             return Config(cl.ids[rows_v[k]], req.clients, (choice,))
 
-        def facts(k: int) -> list[str]:
+        def facts(k: int) -> list[tuple[str, str]]:
+            sku = skus[rows_s[k]]
             out = disk_facts(req, cl, int(rows_v[k]), int(rows_n[k]), sku)
             if i[k] >= sku.max_iops or b[k] >= sku.max_bandwidth:
                 out.append(("disk", f"one {sku.id} disk takes at most {sku.max_iops:,.0f} IOPS and "
@@ -144,8 +189,8 @@ class _Solver:
             return out
 
         def variant(k: int) -> tuple:
-            return (cl.ids[rows_v[k]], sku.id, int(rows_n[k]), int(size[k]), float(i[k]), float(b[k]))
+            return (cl.ids[rows_v[k]], skus[rows_s[k]].id, int(rows_n[k]), int(size[k]), float(i[k]), float(b[k]))
 
-        path = {"vm": (self.st.share * self.d_u).sum(axis=1)}
-        return Batch(f"{sku.id}", cost, latency, util, [cl.ids[v] for v in rows_v], config, facts, variant, path,
-                     rows_n)
+        families = Labels([sku.id for sku in skus], rows.f)
+        return Batch("provisioned disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
+                     {"vm": self.vm_path}, rows_n, families)

@@ -154,22 +154,22 @@ class Plan:
 
 @dataclass
 class _Rows:
-    """Every evaluated row of every batch, as flat arrays."""
+    """Every evaluated row of every batch, as flat arrays (batch after batch)."""
 
     batches: list[Batch]
     cost: np.ndarray
     latency: np.ndarray
     maxu: np.ndarray
     ok: np.ndarray
-    which: np.ndarray
-    row: np.ndarray
+    starts: np.ndarray         # the first row of each batch
     shortfall: np.ndarray
     groups: list[str]          # group names, indexed by ``group_code``
     group_code: np.ndarray     # the group of each row
     fails: np.ndarray          # how many resource kinds (capacity included) are over 1
 
     def batch(self, idx: int) -> tuple[Batch, int]:
-        return self.batches[self.which[idx]], int(self.row[idx])
+        k = int(np.searchsorted(self.starts, idx, side="right")) - 1
+        return self.batches[k], int(idx - self.starts[k])
 
     def group(self, idx: int) -> str:
         return self.groups[self.group_code[idx]]
@@ -188,31 +188,35 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     batches = [b for b in batches if len(b)]
     if not batches:
         return Plan(req, wl, (), 0, 0, (), (), (), tuple(excluded))
-    maxu = np.concatenate([b.max_util() for b in batches])
+    busy = np.concatenate([b.max_util(capacity=False) for b in batches])
+    maxu = busy.copy()
+    capacity = [b.util.get("capacity") for b in batches]
+    if any(c is not None for c in capacity):
+        maxu = np.maximum(busy, np.concatenate([np.full(len(b), -np.inf) if c is None else c
+                                                for b, c in zip(batches, capacity)]))
     latency = np.concatenate([b.latency for b in batches])
     shortfall = maxu.copy()
     if limit is not None:
         shortfall = np.maximum(shortfall, np.where(np.isfinite(latency), latency / limit, maxu))
     index: dict[str, int] = {}
-    for b in batches:  # codes in order of first appearance; the per-row work stays in C
-        for g in dict.fromkeys(b.group):
+    for b in batches:  # one code per group name across batches; the per-row work stays in C
+        for g in b.group.names:
             index.setdefault(g, len(index))
-    group_code = np.concatenate([np.fromiter(map(index.__getitem__, b.group), dtype=int, count=len(b))
+    group_code = np.concatenate([np.array([index[g] for g in b.group.names], dtype=int)[b.group.index]
                                  for b in batches])
     groups = list(index)
-    fails = np.concatenate([limits.fails(b.util) for b in batches])
+    fails = np.concatenate([limits.fails(b.util) for b in batches])   # feasible: none, and the latency holds
+    starts = np.cumsum([0] + [len(b) for b in batches[:-1]])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
-                 np.concatenate([b.feasible(limits) for b in batches]),
-                 np.concatenate([np.full(len(b), k) for k, b in enumerate(batches)]),
-                 np.concatenate([np.arange(len(b)) for b in batches]), shortfall,
+                 (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
     unpriced_rows = np.isnan(rows.cost)
     # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
     # (the least headroom), the nearest thing to the cheapest that the catalog can say.
-    busy = np.concatenate([b.max_util(capacity=False) for b in batches])
-    order = np.lexsort((rows.row, rows.which, np.where(unpriced_rows, -busy, busy),
-                        np.where(unpriced_rows, 0.0, rows.cost), unpriced_rows))
-    feasible_order = order[rows.ok[order]]
+    # Ties keep the order of evaluation (the sort is stable).
+    feasible = np.nonzero(rows.ok)[0]
+    u, c = unpriced_rows[feasible], rows.cost[feasible]
+    feasible_order = feasible[np.lexsort((np.where(u, -busy[feasible], busy[feasible]), np.where(u, 0.0, c), u))]
 
     candidates: list[Candidate] = []
     chosen: list[int] = []
@@ -326,19 +330,37 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
 
 def _best_per_group(idxs: np.ndarray, rows: _Rows, by_shortfall: bool = False) -> list[int]:
     """The least-failing row of each group (fewest requirements failed, then the smallest
-    shortfall, then the cheaper), ordered by cost (or by shortfall)."""
+    shortfall, then the cheaper, then the first evaluated), ordered by cost (or by shortfall)."""
     idxs = np.asarray(idxs, dtype=int)
     if not len(idxs):
         return []
-    cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
-    order = np.lexsort((idxs, cost, rows.shortfall[idxs], rows.fails[idxs], rows.group_code[idxs]))
-    codes = rows.group_code[idxs][order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = codes[1:] != codes[:-1]
-    best = [int(i) for i in idxs[order][first]]
+    best = [int(i) for i in _least(idxs, rows)]
     if by_shortfall:
         return sorted(best, key=lambda i: (rows.shortfall[i], _c(rows.cost[i]), i))
     return sorted(best, key=lambda i: (_c(rows.cost[i]), rows.shortfall[i], i))
+
+
+def _least(idxs: np.ndarray, rows: _Rows) -> np.ndarray:
+    """For each group among ``idxs`` (ascending row numbers), the row that is least by
+    (fails, shortfall, cost, row number): each key's minimum per group narrows the rows in
+    turn, without sorting them all. A NaN shortfall (which sorts after everything) takes
+    the sorting route."""
+    codes = rows.group_code[idxs]
+    shortfall = rows.shortfall[idxs]
+    cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
+    if np.isnan(shortfall).any():
+        order = np.lexsort((cost, shortfall, rows.fails[idxs], codes))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = codes[order][1:] != codes[order][:-1]
+        return idxs[order][first]
+    keep = np.arange(len(idxs))
+    for key in (rows.fails[idxs].astype(float), shortfall, cost):  # float keys: numpy's fast ufunc.at
+        k, g = key[keep], codes[keep]
+        least = np.full(len(rows.groups), np.inf)
+        np.minimum.at(least, g, k)
+        keep = keep[k == least[g]]
+    _, at = np.unique(codes[keep], return_index=True)   # the first (lowest row number) of each group
+    return idxs[keep[at]]
 
 
 def _c(x: float) -> float:
@@ -370,7 +392,7 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
     limits = Limits.of(req)
     out = []
     need = req.require.capacity if req.require else None
-    cap_u = float(b.util.get("capacity", np.zeros(len(b)))[r])
+    cap_u = float(b.util["capacity"][r]) if "capacity" in b.util else 0.0
     if need and limits.over("capacity", cap_u):
         out.append(f"holds {format_size(need / cap_u)}, not the {format_size(need)} required")
     over = sorted(((float(u[r]), k) for k, u in b.util.items() if k != "capacity" and limits.over(k, u[r])),

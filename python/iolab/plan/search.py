@@ -8,16 +8,15 @@ from typing import TYPE_CHECKING
 from ..catalog import DiskSku, ProvisionedDisk
 from . import space
 from .disks import PREMIUM_TIERS, Clients, Streams, search_fixed
-from .pool import PoolMiss, PoolPlan, plan_pools
 from .provisioned import search_provisioned
 from .rank import Plan, rank
 from .requirements import Requirements
-from .shares import search_shares
 from .table import Batch
 from .tail import TailOptions
 
 if TYPE_CHECKING:
     from .machine import MachinePlan
+    from .pool import PoolMiss, PoolPlan
 from .workload import Workload
 
 __all__ = ["plan", "PoolResult"]
@@ -47,6 +46,8 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "P
     percentiles are checked by simulation (when the requirements bound any). Raises :class:`~iolab.errors.InputError`
     for allow-lists naming unknown catalog ids."""
     if req.pool is not None:
+        from .pool import plan_pools  # pools and shares load only when a plan needs them
+
         plans, misses = plan_pools(req)
         return PoolResult(req, tuple(plans), tuple(misses))
     if req.workloads:
@@ -59,6 +60,8 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "P
     if "disks" in req.search.kinds:
         batches, excluded = _disks(req, wl)
     if "share" in req.search.kinds:
+        from .shares import search_shares
+
         batches += search_shares(req, wl, space.levels(req))
     return rank(req, wl, batches, excluded, top, tail=tail)
 
@@ -78,8 +81,8 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
 def _excluded(req: Requirements, clients: Clients, skus: list[DiskSku | ProvisionedDisk],
               batches: list[Batch]) -> list[str]:
     """Selected VM sizes and SKUs that no evaluated configuration uses, and why."""
-    used_vms = {g for b in batches for g in set(b.group)}
-    used_skus = {b.family.split(" ")[0] for b in batches}
+    used_vms = {g for b in batches for g in b.group.used()}
+    used_skus = {f.split(" ")[0] for b in batches for f in b.families.used()}
     caching = [c for c in req.search.caching if c != "none"]
     premium = [s.id for s in skus if s.tier in PREMIUM_TIERS]
     out = []

@@ -16,7 +16,7 @@ import numpy as np
 
 from .config import Config
 
-__all__ = ["Batch", "Limits", "WORDS", "TOLERANCE"]
+__all__ = ["Batch", "Labels", "Limits", "WORDS", "TOLERANCE"]
 
 TOLERANCE = 1e-9
 """A utilization up to its limit × (1 + TOLERANCE) counts as within it."""
@@ -72,11 +72,46 @@ WORDS = {
 """How a resource kind reads in an explanation."""
 
 
+@dataclass(frozen=True)
+class Labels:
+    """A name for each row, stored as ``names[index[i]]``: the rows of a stacked batch
+    carry small integers, not one string each."""
+
+    names: list[str]
+    index: np.ndarray
+
+    @classmethod
+    def of(cls, values) -> "Labels":
+        """Labels from one name per row (codes in order of first appearance)."""
+        if isinstance(values, Labels):
+            return values
+        codes: dict[str, int] = {}
+        index = np.fromiter((codes.setdefault(v, len(codes)) for v in values), dtype=np.intp)
+        return cls(list(codes), index)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __getitem__(self, i: int) -> str:
+        return self.names[self.index[i]]
+
+    def __iter__(self):
+        return map(self.names.__getitem__, self.index.tolist())
+
+    def used(self) -> list[str]:
+        """The names some row carries."""
+        present = np.bincount(self.index, minlength=len(self.names)) > 0
+        return [name for name, here in zip(self.names, present.tolist()) if here]
+
+
 @dataclass
 class Batch:
     """Rows of one family (say, every VM × count for one disk SKU and caching mode).
 
-    ``group[i]`` names the row's group for explanations (a VM size, a service level);
+    ``group[i]`` names the row's group for explanations (a VM size, a service level; given
+    as one name per row or as :class:`Labels`); ``families`` (default: ``family`` for every
+    row) names each row's family when one batch stacks several (a disk SKU and caching
+    mode);
     ``facts(i)`` lists rules of the catalog that bear on row ``i``, each with the resource
     kind it limits (``("disk", "Standard_D4s_v5 takes at most 8 data disks")``);
     ``config(i)`` rebuilds the row's configuration; rows of the same ``variant(i)`` differ
@@ -88,7 +123,7 @@ class Batch:
     cost: np.ndarray
     latency: np.ndarray
     util: dict[str, np.ndarray]
-    group: list[str]
+    group: Labels
     config: Callable[[int], Config]
     facts: Callable[[int], list[tuple[str, str]]] = field(default=lambda i: [])
     variant: Callable[[int], Hashable] = field(default=lambda i: i)
@@ -97,6 +132,12 @@ class Batch:
     response path, for sharing a VM between workloads."""
     count: np.ndarray | None = None
     """Disk rows: the data disks each row attaches."""
+    families: Labels | None = None
+
+    def __post_init__(self) -> None:
+        self.group = Labels.of(self.group)
+        if self.families is None:
+            self.families = Labels([self.family], np.zeros(len(self.cost), dtype=np.intp))
 
     def __len__(self) -> int:
         return len(self.cost)
