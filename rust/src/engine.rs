@@ -279,7 +279,7 @@ impl<'p> Engine<'p> {
     /// Starts job `j`'s next IO now in a new thread.
     fn issue(&mut self, j: usize) {
         self.jobs[j].busy += 1;
-        let th = self.next_io(j);
+        let th = self.next_io(self.p, j);
         let t = self.alloc(th);
         self.stack.push(t);
     }
@@ -287,13 +287,17 @@ impl<'p> Engine<'p> {
     /// Job `j`'s next IO, starting now: draws its class, looks its block up in the cache.
     /// (The caller counts it in the job's busy IOs.)
     #[inline(always)]
-    fn next_io(&mut self, j: usize) -> Thread {
-        let job = &self.p.jobs[j];
-        let choice = if job.choices.len() == 1 {
+    fn next_io(&mut self, p: &Program, j: usize) -> Thread {
+        let job = at(&p.jobs, j);
+        let n = job.choices.len();
+        let choice = if n == 1 {
             &job.choices[0]
         } else {
+            // The first choice whose cumulative probability reaches u: counted without a
+            // branch on u (the draw decides nothing the processor could predict).
             let u = self.rng.open01();
-            job.choices.iter().find(|c| u <= c.cum).unwrap_or(job.choices.last().unwrap())
+            let k: usize = job.choices[..n - 1].iter().map(|c| (u > c.cum) as usize).sum();
+            &job.choices[k]
         };
         let mut class = choice.hit;
         let mut lookup = 0;
@@ -317,7 +321,7 @@ impl<'p> Engine<'p> {
             }
             cache.insert(id, job.block_bytes);
         }
-        let pc = self.p.classes[class as usize].route;
+        let pc = at(&p.classes, class as usize).route;
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 
@@ -332,7 +336,7 @@ impl<'p> Engine<'p> {
         let d = match kind {
             DelayKind::Deterministic => mean,
             DelayKind::Exponential => mean * self.rng.exp1(),
-            DelayKind::Lognormal { sigma } => mean * crate::rng::exp(sigma * self.rng.normal() - 0.5 * sigma * sigma),
+            DelayKind::Lognormal { sigma, half_var } => mean * crate::rng::exp(sigma * self.rng.normal() - half_var),
         };
         nearest(d)
     }
@@ -361,19 +365,26 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Walks thread `tid` as far as it can go now. Its program counter and clock live in
-    /// locals while it walks and are stored back when it stops.
+    /// Walks thread `tid` as far as it can go now.
+    #[inline(always)]
     fn exec(&mut self, tid: u32) {
-        let p = self.p;
+        self.walk(self.p, tid)
+    }
+
+    /// Walks thread `tid` as far as it can go now. Its program counter and clock live in
+    /// locals while it walks and are stored back when it stops. (The program comes as an
+    /// argument so that the compiler knows it does not change while the state does: its
+    /// arrays' addresses stay in registers.)
+    fn walk(&mut self, p: &Program, tid: u32) {
         let i = tid as usize;
-        let (mut pc, mut tl) = (self.threads[i].pc, self.threads[i].tl);
+        let (mut pc, mut tl) = (at(&self.threads, i).pc, at(&self.threads, i).tl);
         loop {
-            match p.ops[pc as usize] {
+            match *at(&p.ops, pc as usize) {
                 Op::Cap { cap, ops, bytes, base, burst, ahead, next } => {
                     if !ahead && tl > self.now {
                         break;
                     }
-                    tl = self.caps[cap as usize].visit(tl, ops, bytes, base, burst, &mut self.rng);
+                    tl = at_mut(&mut self.caps, cap as usize).visit(tl, ops, bytes, base, burst, &mut self.rng);
                     pc = next;
                 }
                 Op::Delay { mean, kind, next } => {
@@ -381,7 +392,7 @@ impl<'p> Engine<'p> {
                     pc = next;
                 }
                 Op::Fork { fork, next } => {
-                    let f = &p.forks[fork as usize];
+                    let f = at(&p.forks, fork as usize);
                     if f.choose == 1 {
                         // One branch: the IO goes down it itself (it ends in a Goto).
                         let n = f.starts.len();
@@ -390,7 +401,7 @@ impl<'p> Engine<'p> {
                         } else {
                             self.pick(fork, 0) as usize
                         };
-                        pc = f.starts[b];
+                        pc = *at(&f.starts, b);
                         continue;
                     }
                     let n = f.starts.len() as u32;
@@ -433,7 +444,7 @@ impl<'p> Engine<'p> {
                     }
                 }
                 Op::End => {
-                    let th = self.threads[i];
+                    let th = *at(&self.threads, i);
                     match th.kind {
                         BRANCH => {
                             self.free.push(tid);
@@ -449,9 +460,9 @@ impl<'p> Engine<'p> {
                             if tl > self.now {
                                 break;
                             }
-                            if self.complete(tid, th) {
+                            if self.complete(p, tid, th) {
                                 // The thread is the job's next IO now: walk it on.
-                                pc = self.threads[i].pc;
+                                pc = at(&self.threads, i).pc;
                                 tl = self.now;
                                 continue;
                             }
@@ -462,7 +473,7 @@ impl<'p> Engine<'p> {
             }
         }
         // Waits for the clock to reach `tl`.
-        let t = &mut self.threads[i];
+        let t = at_mut(&mut self.threads, i);
         t.pc = pc;
         t.tl = tl;
         self.heap.push(tl, tid);
@@ -471,11 +482,11 @@ impl<'p> Engine<'p> {
     /// IO `tid` completes now. True when its thread has become its job's next IO (to walk
     /// on at once); otherwise the thread is freed.
     #[inline(always)]
-    fn complete(&mut self, tid: u32, th: Thread) -> bool {
-        let class = &self.p.classes[th.class as usize];
+    fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> bool {
+        let class = at(&p.classes, th.class as usize);
         let j = class.job as usize;
         if self.now >= self.limits.ramp {
-            self.hist[th.class as usize].record(self.now - th.start);
+            at_mut(&mut self.hist, th.class as usize).record(self.now - th.start);
             self.counted += 1;
             self.series.ios += 1;
             self.series.bytes += class.bytes;
@@ -502,7 +513,7 @@ impl<'p> Engine<'p> {
             });
             self.stack.push(bg);
         }
-        let again = if self.p.jobs[j].rate.is_none() {
+        let again = if at(&p.jobs, j).rate.is_none() {
             true
         } else if self.jobs[j].backlog > 0 {
             self.jobs[j].backlog -= 1;
@@ -511,7 +522,8 @@ impl<'p> Engine<'p> {
             false
         };
         if again {
-            self.threads[tid as usize] = self.next_io(j); // one IO in for one out: busy stays
+            let next = self.next_io(p, j); // one IO in for one out: busy stays
+            *at_mut(&mut self.threads, tid as usize) = next;
         } else {
             self.jobs[j].busy -= 1;
             self.free.push(tid);
@@ -520,8 +532,34 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// The nearest whole number of a non-negative time (faster than `f64::round`).
+/// `s[i]` without a bounds check, for the event loop's hot paths. Every index used with
+/// it comes from the compiled program, whose references are all checked when it is built
+/// (instruction numbers, caps, forks and their branches, classes, jobs), or from `alloc`
+/// (thread numbers); debug builds check them all the same.
+#[inline(always)]
+fn at<T>(s: &[T], i: usize) -> &T {
+    debug_assert!(i < s.len());
+    // SAFETY: `i < s.len()` by construction of the program and of the thread table.
+    unsafe { s.get_unchecked(i) }
+}
+
+/// `&mut s[i]` without a bounds check (see [`at`]).
+#[inline(always)]
+fn at_mut<T>(s: &mut [T], i: usize) -> &mut T {
+    debug_assert!(i < s.len());
+    // SAFETY: as for `at`.
+    unsafe { s.get_unchecked_mut(i) }
+}
+
+/// The nearest whole number of a non-negative time (faster than `f64::round`), kept
+/// within 0 and 2^63 − 1 ns (292 years; NaN gives the top).
 #[inline]
 pub fn nearest(x: f64) -> u64 {
-    (x + 0.5) as i64 as u64
+    const TOP: f64 = 9.2e18; // below 2^63
+    let x = x + 0.5;
+    let x = if x < TOP { x } else { TOP };
+    let x = if x > 0.0 { x } else { 0.0 };
+    // SAFETY: 0 <= x < 2^63, so the truncation fits an i64 (a plain `as` adds checks for
+    // out-of-range values that the two compares above already rule out).
+    unsafe { x.to_int_unchecked::<i64>() as u64 }
 }

@@ -9,6 +9,9 @@
 //! times leave in an order fixed by the sequence of operations: runs stay deterministic.
 
 const RING: usize = 1024;
+const MASK: u64 = RING as u64 - 1;
+const WORDS: usize = RING / 64;
+/// Events taken between two looks at the bucket width.
 const ADAPT_EVERY: u64 = 8192;
 
 #[derive(Debug, Clone)]
@@ -20,10 +23,15 @@ pub struct EventQueue {
     cur: Vec<(u64, u32)>,
     head: usize,
     ring: Vec<Vec<(u64, u32)>>,
+    /// One bit per ring slot: whether it holds events (the next one is found by counting
+    /// zeros, not by stepping through empty buckets).
+    occupied: [u64; WORDS],
     in_ring: usize,
     far: Heap4,
-    pops: u64,
+    /// Events taken since the width was last looked at, and the time then.
+    taken: u64,
     since: u64,
+    #[cfg(debug_assertions)]
     last: u64,
 }
 
@@ -41,10 +49,12 @@ impl EventQueue {
             cur: Vec::new(),
             head: 0,
             ring: (0..RING).map(|_| Vec::new()).collect(),
+            occupied: [0; WORDS],
             in_ring: 0,
             far: Heap4::new(),
-            pops: 0,
+            taken: 0,
             since: 0,
+            #[cfg(debug_assertions)]
             last: 0,
         }
     }
@@ -58,39 +68,76 @@ impl EventQueue {
     }
 
     /// Schedules `what` at `time` (ns), which must not be before the last event popped.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: u64, what: u32) {
+        #[cfg(debug_assertions)]
         debug_assert!(time >= self.last, "events must not be scheduled in the past");
         let b = time >> self.shift;
-        if b == self.base {
+        let d = b - self.base;
+        if d.wrapping_sub(1) < MASK {
+            // 1 <= d < RING: a later bucket of the ring (the common case).
+            let slot = (b & MASK) as usize;
+            self.ring[slot].push((time, what));
+            self.occupied[slot >> 6] |= 1 << (slot & 63);
+            self.in_ring += 1;
+        } else {
+            self.push_other(time, what, d);
+        }
+    }
+
+    /// Into the current bucket (d = 0) or beyond the ring's horizon.
+    #[inline(never)]
+    fn push_other(&mut self, time: u64, what: u32, d: u64) {
+        if d == 0 {
             // Into the sorted current bucket, from its latest end (after equal times).
             let mut j = self.cur.len();
             while j > self.head && self.cur[j - 1].0 > time {
                 j -= 1;
             }
             self.cur.insert(j, (time, what));
-        } else if b - self.base < RING as u64 {
-            self.ring[b as usize % RING].push((time, what));
-            self.in_ring += 1;
         } else {
             self.far.push(time, what);
         }
     }
 
     /// Removes an earliest event.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, u32)> {
         if self.head == self.cur.len() && !self.refill() {
             return None;
         }
         let e = self.cur[self.head];
         self.head += 1;
-        self.last = e.0;
-        self.pops += 1;
-        if self.pops.is_multiple_of(ADAPT_EVERY) {
-            self.adapt(e.0);
+        #[cfg(debug_assertions)]
+        {
+            self.last = e.0;
         }
         Some(e)
+    }
+
+    /// The ring slot of the next bucket after `base` that holds events, counted from `base`
+    /// (1 to RING − 1); None when the ring is empty.
+    #[inline]
+    fn next_occupied(&self) -> Option<u64> {
+        if self.in_ring == 0 {
+            return None;
+        }
+        let from = (self.base + 1) & MASK;
+        let (w0, bit) = ((from >> 6) as usize, from & 63);
+        let first = self.occupied[w0] & (!0u64 << bit);
+        let at = if first != 0 {
+            ((w0 as u64) << 6) + first.trailing_zeros() as u64
+        } else {
+            let mut w = w0;
+            loop {
+                w = (w + 1) % WORDS;
+                let word = self.occupied[w];
+                if word != 0 {
+                    break ((w as u64) << 6) + word.trailing_zeros() as u64;
+                }
+            }
+        };
+        Some(((at.wrapping_sub(self.base)) & MASK).max(1))
     }
 
     /// Moves on to the next non-empty bucket; false when there is no event at all.
@@ -98,46 +145,74 @@ impl EventQueue {
         self.cur.clear();
         self.head = 0;
         loop {
-            if self.in_ring == 0 {
-                match self.far.peek() {
-                    None => return false,
-                    // Jump straight to the far events.
-                    Some((t, _)) => self.base = t >> self.shift,
-                }
-            } else {
-                self.base += 1;
-            }
+            let far = self.far.peek().map(|(t, _)| t >> self.shift);
+            let base = match (self.next_occupied(), far) {
+                (None, None) => return false,
+                (Some(d), None) => self.base + d,
+                (Some(d), Some(f)) => (self.base + d).min(f),
+                (None, Some(f)) => f,
+            };
+            self.base = base;
             // The bucket's events become the current ones (cur is empty: swap the vectors).
-            let slot = &mut self.ring[self.base as usize % RING];
-            if !slot.is_empty() {
-                self.in_ring -= slot.len();
-                std::mem::swap(&mut self.cur, slot);
+            let slot = (base & MASK) as usize;
+            let bits = &mut self.occupied[slot >> 6];
+            if *bits & (1 << (slot & 63)) != 0 {
+                *bits &= !(1 << (slot & 63));
+                let events = &mut self.ring[slot];
+                self.in_ring -= events.len();
+                std::mem::swap(&mut self.cur, events);
             }
             // Far events that the ring now reaches come into it.
             while let Some((t, w)) = self.far.peek() {
                 let b = t >> self.shift;
-                if b - self.base >= RING as u64 {
+                if b - base > MASK {
                     break;
                 }
                 self.far.pop();
-                if b == self.base {
+                if b == base {
                     self.cur.push((t, w));
                 } else {
-                    self.ring[b as usize % RING].push((t, w));
+                    let s = (b & MASK) as usize;
+                    self.ring[s].push((t, w));
+                    self.occupied[s >> 6] |= 1 << (s & 63);
                     self.in_ring += 1;
                 }
             }
             if !self.cur.is_empty() {
-                self.cur.sort_unstable_by_key(|e| e.0);
-                return true;
+                break;
             }
         }
+        let n = self.cur.len();
+        if n > 1 {
+            // Stable: equal times leave in the order they were scheduled.
+            if n <= 8 {
+                for i in 1..n {
+                    let e = self.cur[i];
+                    let mut j = i;
+                    while j > 0 && self.cur[j - 1].0 > e.0 {
+                        self.cur[j] = self.cur[j - 1];
+                        j -= 1;
+                    }
+                    self.cur[j] = e;
+                }
+            } else {
+                self.cur.sort_by_key(|e| e.0);
+            }
+        }
+        self.taken += n as u64;
+        if self.taken >= ADAPT_EVERY {
+            let now = self.cur[0].0;
+            self.adapt(now);
+        }
+        true
     }
 
     /// Re-buckets when the mean time between events has drifted away from the width.
+    #[cold]
     fn adapt(&mut self, now: u64) {
-        let gap = (now - self.since) / ADAPT_EVERY;
+        let gap = (now - self.since) / self.taken;
         self.since = now;
+        self.taken = 0;
         // About two events per bucket.
         let want = 64 - (2 * gap).max(1).leading_zeros() - 1;
         if want.abs_diff(self.shift) < 2 {
@@ -152,11 +227,30 @@ impl EventQueue {
         while let Some(e) = self.far.pop() {
             all.push(e);
         }
+        self.occupied = [0; WORDS];
         self.in_ring = 0;
         self.shift = want;
-        self.base = self.last >> want;
+        // The earliest event left (none is before `now`) sets the base: every later push
+        // is at or after it.
+        self.base = now >> want;
+        all.sort_by_key(|e| e.0);
         for (t, w) in all {
-            self.push(t, w);
+            self.push_rebuilt(t, w);
+        }
+    }
+
+    fn push_rebuilt(&mut self, time: u64, what: u32) {
+        let b = time >> self.shift;
+        let d = b - self.base;
+        if d == 0 {
+            self.cur.push((time, what));
+        } else if d < RING as u64 {
+            let slot = (b & MASK) as usize;
+            self.ring[slot].push((time, what));
+            self.occupied[slot >> 6] |= 1 << (slot & 63);
+            self.in_ring += 1;
+        } else {
+            self.far.push(time, what);
         }
     }
 }

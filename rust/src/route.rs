@@ -12,8 +12,8 @@ use crate::program::SimError;
 pub enum DelayKind {
     Deterministic,
     Exponential,
-    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal.
-    Lognormal { sigma: f64 },
+    /// `mean × exp(sigma × z − half_var)`, z standard normal, `half_var` = sigma² / 2.
+    Lognormal { sigma: f64, half_var: f64 },
 }
 
 /// One instruction of a route.
@@ -176,7 +176,10 @@ impl<'a> RouteBuilder<'a> {
             let kind = match d.distribution {
                 Distribution::Deterministic => DelayKind::Deterministic,
                 Distribution::Exponential => DelayKind::Exponential,
-                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
+                Distribution::Lognormal => {
+                    let sigma = (1.0 + d.cv * d.cv).ln().sqrt();
+                    DelayKind::Lognormal { sigma, half_var: 0.5 * sigma * sigma }
+                }
             };
             Ok(Op::Delay { mean: v.latency * 1e9, kind, next: 0 })
         }
