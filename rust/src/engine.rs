@@ -15,7 +15,7 @@ use crate::histogram::Histogram;
 use crate::input::Pick;
 use crate::program::{DelayKind, Op, Program};
 use crate::queue::EventQueue;
-use crate::rng::Rng;
+use crate::rng::{Lognormals, Rng};
 use crate::series::Series;
 use crate::slots::SlotState;
 
@@ -76,6 +76,7 @@ pub struct Engine<'p> {
     limits: Limits,
     seed: u64,
     rng: Rng,
+    lognormals: Vec<Lognormals>,
     now: u64,
     heap: EventQueue,
     threads: Vec<Thread>,
@@ -100,6 +101,7 @@ impl<'p> Engine<'p> {
             limits,
             seed,
             rng: Rng::new(seed),
+            lognormals: p.sigmas.iter().map(|&s| Lognormals::new(s)).collect(),
             now: 0,
             heap: EventQueue::new(),
             threads: Vec::new(),
@@ -336,7 +338,7 @@ impl<'p> Engine<'p> {
         let d = match kind {
             DelayKind::Deterministic => mean,
             DelayKind::Exponential => mean * self.rng.exp1(),
-            DelayKind::Lognormal { sigma, half_var } => mean * crate::rng::exp(sigma * self.rng.normal() - half_var),
+            DelayKind::Lognormal { stream, .. } => mean * at_mut(&mut self.lognormals, stream as usize).draw(&mut self.rng),
         };
         nearest(d)
     }

@@ -147,6 +147,8 @@ pub struct Program {
     pub classes: Vec<ClassDef>,
     pub jobs: Vec<JobDef>,
     pub groups: Vec<String>,
+    /// The sigma of each stream of lognormal delays.
+    pub sigmas: Vec<f64>,
 }
 
 fn positive(v: Option<f64>, field: &str) -> Result<Option<f64>, SimError> {
@@ -347,6 +349,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
     crate::route::fuse(&mut routes.ops, &routes.forks, |c| caps[c as usize].bursts);
     let mut p = Program {
         turns: routes.turns(),
+        sigmas: routes.sigmas,
         ops: routes.ops,
         forks: routes.forks,
         resources,

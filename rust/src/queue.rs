@@ -1,31 +1,48 @@
 //! The event queue: a calendar queue (R. Brown, 1988) over a 4-ary heap.
 //!
 //! A discrete-event simulation never schedules before the event it is processing, so
-//! events can wait in buckets of `2^shift` ns on a ring: pushing is appending to a bucket,
-//! popping sorts the next non-empty bucket (a few events) and takes them in order. Events
-//! beyond the ring's horizon wait in a 4-ary heap until the ring comes round to them. The
-//! bucket width follows the mean time between events (rebuilt when it drifts by 4×), so the
-//! cost per event stays constant whatever the network's time scale. Events with equal
-//! times leave in an order fixed by the sequence of operations: runs stay deterministic.
+//! events can wait in buckets of `2^shift` ns on a ring: pushing is linking the event into
+//! its bucket's list, popping sorts the next non-empty bucket (a few events) and takes them
+//! in order; a bitmap of the non-empty buckets finds the next one without stepping through
+//! empty ones. Events beyond the ring's horizon wait in a 4-ary heap until the ring comes
+//! round to them. Every `ADAPT_EVERY` events the bucket width is set to about two events per
+//! bucket and the ring to about twice as many buckets as pending events (rebuilt when
+//! either is off by 4×), so the cost per event stays constant whatever the network's time
+//! scale and population. The lists live in one array of nodes (16 bytes per pending event)
+//! and the ring is one array of list heads: a few kilobytes for a few hundred pending
+//! events, in the processor's first-level cache. Events with equal times leave in an order
+//! fixed by the sequence of operations: runs stay deterministic.
 
-const RING: usize = 1024;
-const MASK: u64 = RING as u64 - 1;
-const WORDS: usize = RING / 64;
-/// Events taken between two looks at the bucket width.
+/// Fewest buckets in the ring.
+const MIN_RING: usize = 256;
+/// Events taken between two looks at the bucket width and the ring size.
 const ADAPT_EVERY: u64 = 8192;
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    time: u64,
+    what: u32,
+    next: u32,
+}
 
 #[derive(Debug, Clone)]
 pub struct EventQueue {
     shift: u32,
+    /// Ring size − 1 (the ring size is a power of two).
+    mask: u64,
     /// Bucket number (`time >> shift`) of the bucket being taken.
     base: u64,
     /// The current bucket's events in time order; `cur[head..]` are still to come.
     cur: Vec<(u64, u32)>,
     head: usize,
-    ring: Vec<Vec<(u64, u32)>>,
-    /// One bit per ring slot: whether it holds events (the next one is found by counting
-    /// zeros, not by stepping through empty buckets).
-    occupied: [u64; WORDS],
+    /// First node of each bucket's list (NIL: empty).
+    heads: Vec<u32>,
+    /// One bit per bucket: whether it holds events.
+    occupied: Vec<u64>,
+    nodes: Vec<Node>,
+    /// First free node (NIL: none).
+    free: u32,
     in_ring: usize,
     far: Heap4,
     /// Events taken since the width was last looked at, and the time then.
@@ -45,11 +62,14 @@ impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
             shift: 10,
+            mask: MIN_RING as u64 - 1,
             base: 0,
             cur: Vec::new(),
             head: 0,
-            ring: (0..RING).map(|_| Vec::new()).collect(),
-            occupied: [0; WORDS],
+            heads: vec![NIL; MIN_RING],
+            occupied: vec![0; MIN_RING / 64],
+            nodes: Vec::new(),
+            free: NIL,
             in_ring: 0,
             far: Heap4::new(),
             taken: 0,
@@ -74,15 +94,32 @@ impl EventQueue {
         debug_assert!(time >= self.last, "events must not be scheduled in the past");
         let b = time >> self.shift;
         let d = b - self.base;
-        if d.wrapping_sub(1) < MASK {
-            // 1 <= d < RING: a later bucket of the ring (the common case).
-            let slot = (b & MASK) as usize;
-            self.ring[slot].push((time, what));
-            self.occupied[slot >> 6] |= 1 << (slot & 63);
-            self.in_ring += 1;
+        if d.wrapping_sub(1) < self.mask {
+            // 1 <= d < ring size: a later bucket of the ring (the common case).
+            self.link((b & self.mask) as usize, time, what);
         } else {
             self.push_other(time, what, d);
         }
+    }
+
+    /// Links an event into the list of ring bucket `slot`.
+    #[inline(always)]
+    fn link(&mut self, slot: usize, time: u64, what: u32) {
+        let next = self.heads[slot];
+        let node = Node { time, what, next };
+        let n = if self.free != NIL {
+            let n = self.free;
+            let cell = &mut self.nodes[n as usize];
+            self.free = cell.next;
+            *cell = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.heads[slot] = n;
+        self.occupied[slot >> 6] |= 1 << (slot & 63);
+        self.in_ring += 1;
     }
 
     /// Into the current bucket (d = 0) or beyond the ring's horizon.
@@ -115,14 +152,15 @@ impl EventQueue {
         Some(e)
     }
 
-    /// The ring slot of the next bucket after `base` that holds events, counted from `base`
-    /// (1 to RING − 1); None when the ring is empty.
+    /// How many buckets after `base` the next non-empty one is (1 to ring size − 1); None
+    /// when the ring is empty.
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
         if self.in_ring == 0 {
             return None;
         }
-        let from = (self.base + 1) & MASK;
+        let words = self.occupied.len();
+        let from = (self.base + 1) & self.mask;
         let (w0, bit) = ((from >> 6) as usize, from & 63);
         let first = self.occupied[w0] & (!0u64 << bit);
         let at = if first != 0 {
@@ -130,14 +168,14 @@ impl EventQueue {
         } else {
             let mut w = w0;
             loop {
-                w = (w + 1) % WORDS;
+                w = if w + 1 == words { 0 } else { w + 1 };
                 let word = self.occupied[w];
                 if word != 0 {
                     break ((w as u64) << 6) + word.trailing_zeros() as u64;
                 }
             }
         };
-        Some(((at.wrapping_sub(self.base)) & MASK).max(1))
+        Some((at.wrapping_sub(self.base) & self.mask).max(1))
     }
 
     /// Moves on to the next non-empty bucket; false when there is no event at all.
@@ -153,29 +191,33 @@ impl EventQueue {
                 (None, Some(f)) => f,
             };
             self.base = base;
-            // The bucket's events become the current ones (cur is empty: swap the vectors).
-            let slot = (base & MASK) as usize;
-            let bits = &mut self.occupied[slot >> 6];
-            if *bits & (1 << (slot & 63)) != 0 {
-                *bits &= !(1 << (slot & 63));
-                let events = &mut self.ring[slot];
-                self.in_ring -= events.len();
-                std::mem::swap(&mut self.cur, events);
+            // The bucket's events become the current ones; their nodes are freed.
+            let slot = (base & self.mask) as usize;
+            let mut n = self.heads[slot];
+            if n != NIL {
+                self.heads[slot] = NIL;
+                self.occupied[slot >> 6] &= !(1 << (slot & 63));
+                while n != NIL {
+                    let node = &mut self.nodes[n as usize];
+                    self.cur.push((node.time, node.what));
+                    let next = node.next;
+                    node.next = self.free;
+                    self.free = n;
+                    n = next;
+                }
+                self.in_ring -= self.cur.len();
             }
             // Far events that the ring now reaches come into it.
             while let Some((t, w)) = self.far.peek() {
                 let b = t >> self.shift;
-                if b - base > MASK {
+                if b - base > self.mask {
                     break;
                 }
                 self.far.pop();
                 if b == base {
                     self.cur.push((t, w));
                 } else {
-                    let s = (b & MASK) as usize;
-                    self.ring[s].push((t, w));
-                    self.occupied[s >> 6] |= 1 << (s & 63);
-                    self.in_ring += 1;
+                    self.link((b & self.mask) as usize, t, w);
                 }
             }
             if !self.cur.is_empty() {
@@ -184,7 +226,9 @@ impl EventQueue {
         }
         let n = self.cur.len();
         if n > 1 {
-            // Stable: equal times leave in the order they were scheduled.
+            // A list holds its events latest-linked first: back to the order they were
+            // scheduled in, then sorted stably (equal times keep that order).
+            self.cur.reverse();
             if n <= 8 {
                 for i in 1..n {
                     let e = self.cur[i];
@@ -207,27 +251,41 @@ impl EventQueue {
         true
     }
 
-    /// Re-buckets when the mean time between events has drifted away from the width.
+    /// Re-buckets when the mean time between events or the number of pending events has
+    /// drifted away from the bucket width or the ring size.
     #[cold]
     fn adapt(&mut self, now: u64) {
         let gap = (now - self.since) / self.taken;
         self.since = now;
         self.taken = 0;
-        // About two events per bucket.
-        let want = 64 - (2 * gap).max(1).leading_zeros() - 1;
-        if want.abs_diff(self.shift) < 2 {
+        // A quarter to half an event per bucket: most buckets that hold events hold one
+        // (the branches on a bucket's size are then predictable), and the bitmap skips the
+        // empty ones. A ring of sixteen buckets per pending event reaches past most of them.
+        let want = 64 - (gap / 2).max(1).leading_zeros() - 1;
+        let ring = (16 * self.len()).next_power_of_two().clamp(MIN_RING, 1 << 24);
+        let size = self.heads.len();
+        if want.abs_diff(self.shift) < 2 && ring.max(size) / ring.min(size) < 4 {
             return;
         }
         let mut all: Vec<(u64, u32)> = self.cur.drain(self.head..).collect();
         self.cur.clear();
         self.head = 0;
-        for slot in &mut self.ring {
-            all.append(slot);
+        for slot in 0..self.heads.len() {
+            let mut n = self.heads[slot];
+            while n != NIL {
+                let node = self.nodes[n as usize];
+                all.push((node.time, node.what));
+                n = node.next;
+            }
         }
         while let Some(e) = self.far.pop() {
             all.push(e);
         }
-        self.occupied = [0; WORDS];
+        self.heads = vec![NIL; ring];
+        self.occupied = vec![0; ring / 64];
+        self.mask = ring as u64 - 1;
+        self.nodes.clear();
+        self.free = NIL;
         self.in_ring = 0;
         self.shift = want;
         // The earliest event left (none is before `now`) sets the base: every later push
@@ -235,22 +293,12 @@ impl EventQueue {
         self.base = now >> want;
         all.sort_by_key(|e| e.0);
         for (t, w) in all {
-            self.push_rebuilt(t, w);
-        }
-    }
-
-    fn push_rebuilt(&mut self, time: u64, what: u32) {
-        let b = time >> self.shift;
-        let d = b - self.base;
-        if d == 0 {
-            self.cur.push((time, what));
-        } else if d < RING as u64 {
-            let slot = (b & MASK) as usize;
-            self.ring[slot].push((time, what));
-            self.occupied[slot >> 6] |= 1 << (slot & 63);
-            self.in_ring += 1;
-        } else {
-            self.far.push(time, what);
+            let d = (t >> self.shift) - self.base;
+            if d == 0 {
+                self.cur.push((t, w));
+            } else {
+                self.push(t, w);
+            }
         }
     }
 }
@@ -394,6 +442,37 @@ mod tests {
         }
         assert_eq!(popped, 100_000 + 199);
         assert!(q.is_empty() && reference.is_empty());
+    }
+
+    #[test]
+    fn many_pending_events_grow_the_ring_and_keep_their_order() {
+        // 50,000 events pending at once (a large population), then 2,000: the ring grows
+        // and shrinks with them; every event leaves once, in time order, ties included.
+        let mut q = EventQueue::new();
+        let mut rng = Rng::new(11);
+        let mut reference = std::collections::BinaryHeap::new();
+        for i in 0..50_000u32 {
+            let t = rng.below(1 << 24) & !7; // multiples of 8 ns: many equal times
+            q.push(t, i);
+            reference.push(std::cmp::Reverse((t, i)));
+        }
+        let mut popped = 0u32;
+        let mut seen = vec![false; 400_000];
+        while let Some((t, w)) = q.pop() {
+            let std::cmp::Reverse((rt, _)) = reference.pop().unwrap();
+            assert_eq!(t, rt);
+            assert!(!seen[w as usize]);
+            seen[w as usize] = true;
+            popped += 1;
+            if popped < 300_000 && (popped > 100_000 || popped % 25 != 0) {
+                let id = 50_000 + popped;
+                let t2 = t + (rng.below(1 << 24) & !7);
+                q.push(t2, id);
+                reference.push(std::cmp::Reverse((t2, id)));
+            }
+        }
+        assert!(q.is_empty() && reference.is_empty());
+        assert!(popped > 290_000);
     }
 
     #[test]

@@ -12,8 +12,9 @@ use crate::program::SimError;
 pub enum DelayKind {
     Deterministic,
     Exponential,
-    /// `mean × exp(sigma × z − half_var)`, z standard normal, `half_var` = sigma² / 2.
-    Lognormal { sigma: f64, half_var: f64 },
+    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal; the factors after `mean`
+    /// come in blocks from stream `stream` (one per distinct sigma, see `Program::sigmas`).
+    Lognormal { sigma: f64, stream: u32 },
 }
 
 /// One instruction of a route.
@@ -68,6 +69,8 @@ pub struct RouteBuilder<'a> {
     turn_index: BTreeMap<String, u32>,
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
+    /// The sigma of each lognormal stream.
+    pub sigmas: Vec<f64>,
 }
 
 impl<'a> RouteBuilder<'a> {
@@ -85,6 +88,7 @@ impl<'a> RouteBuilder<'a> {
             turn_index: BTreeMap::new(),
             ops: Vec::new(),
             forks: Vec::new(),
+            sigmas: Vec::new(),
         }
     }
 
@@ -144,6 +148,16 @@ impl<'a> RouteBuilder<'a> {
         if let Op::Cap { next, .. } | Op::Delay { next, .. } = &mut op {
             *next = after;
         }
+        if let Op::Delay { kind: DelayKind::Lognormal { sigma, stream }, .. } = &mut op {
+            // Delays with the same sigma share a stream.
+            *stream = match self.sigmas.iter().position(|s| s.to_bits() == sigma.to_bits()) {
+                Some(k) => k as u32,
+                None => {
+                    self.sigmas.push(*sigma);
+                    (self.sigmas.len() - 1) as u32
+                }
+            };
+        }
         self.ops.push(op);
         Ok(())
     }
@@ -176,10 +190,7 @@ impl<'a> RouteBuilder<'a> {
             let kind = match d.distribution {
                 Distribution::Deterministic => DelayKind::Deterministic,
                 Distribution::Exponential => DelayKind::Exponential,
-                Distribution::Lognormal => {
-                    let sigma = (1.0 + d.cv * d.cv).ln().sqrt();
-                    DelayKind::Lognormal { sigma, half_var: 0.5 * sigma * sigma }
-                }
+                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt(), stream: 0 },
             };
             Ok(Op::Delay { mean: v.latency * 1e9, kind, next: 0 })
         }
