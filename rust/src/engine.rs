@@ -139,18 +139,18 @@ impl<'p> Engine<'p> {
             }
         }
         self.drain();
-        let end = self.limits.duration.map(|d| self.limits.ramp + d);
+        // No limit: never reached.
+        let end = self.limits.duration.map_or(u64::MAX, |d| self.limits.ramp + d);
+        let ios = self.limits.ios.unwrap_or(u64::MAX);
         let mut events = 0u64;
         let mut reported = 0u64;
         let stop = loop {
             let Some((t, what)) = self.heap.pop() else {
                 break Stop::Stalled;
             };
-            if let Some(end) = end {
-                if t >= end {
-                    self.now = end;
-                    break Stop::Duration;
-                }
+            if t >= end {
+                self.now = end;
+                break Stop::Duration;
             }
             self.now = t;
             while t >= self.series.next {
@@ -162,10 +162,8 @@ impl<'p> Engine<'p> {
                 self.exec(what);
             }
             self.drain();
-            if let Some(n) = self.limits.ios {
-                if self.counted >= n {
-                    break Stop::Ios;
-                }
+            if self.counted >= ios {
+                break Stop::Ios;
             }
             events += 1;
             if events.is_multiple_of(CHECK_EVERY) {
@@ -295,11 +293,16 @@ impl<'p> Engine<'p> {
         let choice = if n == 1 {
             &job.choices[0]
         } else {
-            // The first choice whose cumulative probability reaches u: counted without a
-            // branch on u (the draw decides nothing the processor could predict).
-            let u = self.rng.open01();
-            let k: usize = job.choices[..n - 1].iter().map(|c| (u > c.cum) as usize).sum();
-            &job.choices[k]
+            // The first choice whose cumulative probability reaches u = m / 2^53 (as
+            // `Rng::open01` makes it), counted without a branch on u (the draw decides
+            // nothing the processor could predict), in integers.
+            let m = self.rng.open01_units();
+            let k = if n == 2 {
+                (m > job.choices[0].below) as usize
+            } else {
+                job.choices[..n - 1].iter().map(|c| (m > c.below) as usize).sum()
+            };
+            at(&job.choices, k)
         };
         let mut class = choice.hit;
         let mut lookup = 0;

@@ -140,11 +140,13 @@ impl EventQueue {
     /// Removes an earliest event.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, u32)> {
-        if self.head == self.cur.len() && !self.refill() {
-            return None;
-        }
-        let e = self.cur[self.head];
-        self.head += 1;
+        let e = if self.head < self.cur.len() {
+            let e = self.cur[self.head];
+            self.head += 1;
+            e
+        } else {
+            self.next_bucket()?
+        };
         #[cfg(debug_assertions)]
         {
             self.last = e.0;
@@ -178,25 +180,37 @@ impl EventQueue {
         Some((at.wrapping_sub(self.base) & self.mask).max(1))
     }
 
-    /// Moves on to the next non-empty bucket; false when there is no event at all.
-    fn refill(&mut self) -> bool {
+    /// Moves on to the next non-empty bucket and takes its earliest event (the others, if
+    /// any, wait in `cur`); None when there is no event at all.
+    #[inline(always)]
+    fn next_bucket(&mut self) -> Option<(u64, u32)> {
         self.cur.clear();
         self.head = 0;
         loop {
             let far = self.far.peek().map(|(t, _)| t >> self.shift);
             let base = match (self.next_occupied(), far) {
-                (None, None) => return false,
+                (None, None) => return None,
                 (Some(d), None) => self.base + d,
                 (Some(d), Some(f)) => (self.base + d).min(f),
                 (None, Some(f)) => f,
             };
             self.base = base;
-            // The bucket's events become the current ones; their nodes are freed.
             let slot = (base & self.mask) as usize;
-            let mut n = self.heads[slot];
+            let n = self.heads[slot];
             if n != NIL {
                 self.heads[slot] = NIL;
                 self.occupied[slot >> 6] &= !(1 << (slot & 63));
+                let node = self.nodes[n as usize];
+                if node.next == NIL && far.is_none_or(|f| f - base > self.mask) {
+                    // One event, and no far one to bring in: the common case.
+                    self.nodes[n as usize].next = self.free;
+                    self.free = n;
+                    self.in_ring -= 1;
+                    self.count_taken(1, node.time);
+                    return Some((node.time, node.what));
+                }
+                // The bucket's events become the current ones; their nodes are freed.
+                let mut n = n;
                 while n != NIL {
                     let node = &mut self.nodes[n as usize];
                     self.cur.push((node.time, node.what));
@@ -224,6 +238,17 @@ impl EventQueue {
                 break;
             }
         }
+        self.sort_current();
+        let first = self.cur[0];
+        self.count_taken(self.cur.len() as u64, first.0);
+        // (Re-bucketing may have moved the events: take the first of `cur` again.)
+        let e = self.cur[self.head];
+        self.head += 1;
+        Some(e)
+    }
+
+    /// Sorts the current bucket's events by time, stably.
+    fn sort_current(&mut self) {
         let n = self.cur.len();
         if n > 1 {
             // A list holds its events latest-linked first: back to the order they were
@@ -243,12 +268,15 @@ impl EventQueue {
                 self.cur.sort_by_key(|e| e.0);
             }
         }
-        self.taken += n as u64;
+    }
+
+    /// Counts `n` events taken at `now`; re-buckets every `ADAPT_EVERY` of them.
+    #[inline(always)]
+    fn count_taken(&mut self, n: u64, now: u64) {
+        self.taken += n;
         if self.taken >= ADAPT_EVERY {
-            let now = self.cur[0].0;
             self.adapt(now);
         }
-        true
     }
 
     /// Re-buckets when the mean time between events or the number of pending events has

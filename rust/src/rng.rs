@@ -168,7 +168,13 @@ impl Rng {
     /// Uniform in (0, 1]: never 0, so `ln` of it is finite.
     #[inline]
     pub fn open01(&mut self) -> f64 {
-        ((self.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
+        self.open01_units() as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// The draw of [`Rng::open01`] in units of 2^-53: uniform in 1..=2^53.
+    #[inline]
+    pub fn open01_units(&mut self) -> u64 {
+        (self.next_u64() >> 11) + 1
     }
 
     /// Uniform integer in `0..n` (`n` > 0), by multiply-shift (bias below 2^-32 for our n).
