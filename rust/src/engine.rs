@@ -18,6 +18,7 @@ use crate::queue::EventQueue;
 use crate::rng::{Lognormals, Rng};
 use crate::series::Series;
 use crate::slots::SlotState;
+use crate::{at, at_mut};
 
 /// Ops and bytes credits of a bursting cap (None: no such bucket).
 type Credit = (Option<f64>, Option<f64>);
@@ -535,25 +536,6 @@ impl<'p> Engine<'p> {
         }
         again
     }
-}
-
-/// `s[i]` without a bounds check, for the event loop's hot paths. Every index used with
-/// it comes from the compiled program, whose references are all checked when it is built
-/// (instruction numbers, caps, forks and their branches, classes, jobs), or from `alloc`
-/// (thread numbers); debug builds check them all the same.
-#[inline(always)]
-fn at<T>(s: &[T], i: usize) -> &T {
-    debug_assert!(i < s.len());
-    // SAFETY: `i < s.len()` by construction of the program and of the thread table.
-    unsafe { s.get_unchecked(i) }
-}
-
-/// `&mut s[i]` without a bounds check (see [`at`]).
-#[inline(always)]
-fn at_mut<T>(s: &mut [T], i: usize) -> &mut T {
-    debug_assert!(i < s.len());
-    // SAFETY: as for `at`.
-    unsafe { s.get_unchecked_mut(i) }
 }
 
 /// The nearest whole number of a non-negative time (faster than `f64::round`), kept

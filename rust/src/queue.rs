@@ -13,6 +13,8 @@
 //! events, in the processor's first-level cache. Events with equal times leave in an order
 //! fixed by the sequence of operations: runs stay deterministic.
 
+use crate::{at, at_mut};
+
 /// Fewest buckets in the ring.
 const MIN_RING: usize = 256;
 /// Events taken between two looks at the bucket width and the ring size.
@@ -105,11 +107,13 @@ impl EventQueue {
     /// Links an event into the list of ring bucket `slot`.
     #[inline(always)]
     fn link(&mut self, slot: usize, time: u64, what: u32) {
-        let next = self.heads[slot];
+        // (`slot` is a bucket number masked to the ring: below `heads.len()`, and
+        // `slot >> 6` below `occupied.len()`; free nodes are nodes.)
+        let next = *at(&self.heads, slot);
         let node = Node { time, what, next };
         let n = if self.free != NIL {
             let n = self.free;
-            let cell = &mut self.nodes[n as usize];
+            let cell = at_mut(&mut self.nodes, n as usize);
             self.free = cell.next;
             *cell = node;
             n
@@ -117,8 +121,8 @@ impl EventQueue {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         };
-        self.heads[slot] = n;
-        self.occupied[slot >> 6] |= 1 << (slot & 63);
+        *at_mut(&mut self.heads, slot) = n;
+        *at_mut(&mut self.occupied, slot >> 6) |= 1 << (slot & 63);
         self.in_ring += 1;
     }
 
@@ -164,7 +168,7 @@ impl EventQueue {
         let words = self.occupied.len();
         let from = (self.base + 1) & self.mask;
         let (w0, bit) = ((from >> 6) as usize, from & 63);
-        let first = self.occupied[w0] & (!0u64 << bit);
+        let first = *at(&self.occupied, w0) & (!0u64 << bit);
         let at = if first != 0 {
             ((w0 as u64) << 6) + first.trailing_zeros() as u64
         } else {
@@ -196,14 +200,14 @@ impl EventQueue {
             };
             self.base = base;
             let slot = (base & self.mask) as usize;
-            let n = self.heads[slot];
+            let n = *at(&self.heads, slot);
             if n != NIL {
-                self.heads[slot] = NIL;
-                self.occupied[slot >> 6] &= !(1 << (slot & 63));
-                let node = self.nodes[n as usize];
+                *at_mut(&mut self.heads, slot) = NIL;
+                *at_mut(&mut self.occupied, slot >> 6) &= !(1 << (slot & 63));
+                let node = *at(&self.nodes, n as usize);
                 if node.next == NIL && far.is_none_or(|f| f - base > self.mask) {
                     // One event, and no far one to bring in: the common case.
-                    self.nodes[n as usize].next = self.free;
+                    at_mut(&mut self.nodes, n as usize).next = self.free;
                     self.free = n;
                     self.in_ring -= 1;
                     self.count_taken(1, node.time);
