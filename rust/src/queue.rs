@@ -15,8 +15,10 @@
 
 use crate::{at, at_mut};
 
-/// Fewest buckets in the ring.
+/// Fewest and most buckets in the ring (the most: 16 MB of list heads; past 262,144
+/// pending events the ring reaches fewer of them and more wait in the heap).
 const MIN_RING: usize = 256;
+const MAX_RING: usize = 1 << 22;
 /// Events taken between two looks at the bucket width and the ring size.
 const ADAPT_EVERY: u64 = 8192;
 const NIL: u32 = u32::MAX;
@@ -294,7 +296,7 @@ impl EventQueue {
         // (the branches on a bucket's size are then predictable), and the bitmap skips the
         // empty ones. A ring of sixteen buckets per pending event reaches past most of them.
         let want = 64 - (gap / 2).max(1).leading_zeros() - 1;
-        let ring = (16 * self.len()).next_power_of_two().clamp(MIN_RING, 1 << 24);
+        let ring = (16 * self.len()).next_power_of_two().clamp(MIN_RING, MAX_RING);
         let size = self.heads.len();
         if want.abs_diff(self.shift) < 2 && ring.max(size) / ring.min(size) < 4 {
             return;
