@@ -86,13 +86,37 @@ impl CapServer {
         }
     }
 
-    /// An IO arrives at `now` (never before an earlier visit's arrival); returns when it leaves. `base`/`burst` are its service times
-    /// in ns at the baseline and burst rates; `ops`/`bytes` what it spends of the buckets.
+    /// An IO arrives at `now` (never before an earlier visit's arrival); returns when it
+    /// leaves. `base`/`burst` are its service times in ns at the baseline and burst rates;
+    /// `ops`/`bytes` what it spends of the buckets.
     #[inline(always)]
     pub fn visit(&mut self, now: u64, ops: f64, bytes: f64, base: f64, burst: f64, rng: &mut Rng) -> u64 {
         let nowf = now as i64 as f64; // times stay far below 2^63 ns; i64 converts faster
         // Plain compares (no NaN can occur): cheaper than f64::max.
         let free = if self.free_at > nowf { self.free_at } else { nowf };
+        let (start, service) = if self.bursts || self.exponential {
+            self.start_and_service(free, ops, bytes, base, burst, rng)
+        } else {
+            (free, base) // a fixed rate: the common case
+        };
+        let leave = start + service;
+        self.free_at = leave;
+        // Busy from when the server took the IO (or the measured period began) to its
+        // departure, without a branch: nothing when it all was before the period.
+        let from = self.from;
+        let busy = leave - if free > from { free } else { from };
+        self.busy += if busy > 0.0 { busy } else { 0.0 };
+        if now >= self.measure_from {
+            self.waited += start - nowf;
+            self.visits += 1;
+        }
+        crate::engine::nearest(leave)
+    }
+
+    /// When an IO the server can take at `free` starts (once the buckets can pay, which
+    /// they then do) and how long it is served (exponential around its mean, if so).
+    #[inline(never)]
+    fn start_and_service(&mut self, free: f64, ops: f64, bytes: f64, base: f64, burst: f64, rng: &mut Rng) -> (f64, f64) {
         let mut start = free;
         let mean = if self.bursts {
             if let Some(b) = &self.ops {
@@ -112,17 +136,7 @@ impl CapServer {
             base
         };
         let service = if self.exponential { mean * rng.exp1() } else { mean };
-        let leave = start + service;
-        self.free_at = leave;
-        let from = self.from;
-        if leave > from {
-            self.busy += leave - if free > from { free } else { from };
-        }
-        if now >= self.measure_from {
-            self.waited += start - nowf;
-            self.visits += 1;
-        }
-        crate::engine::nearest(leave)
+        (start, service)
     }
 
     /// Nanoseconds busy in [measure_from, end].

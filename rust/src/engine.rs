@@ -16,9 +16,10 @@ use crate::input::Pick;
 use crate::load::LoadMeter;
 use crate::program::{DelayKind, Op, Program};
 use crate::queue::EventQueue;
-use crate::rng::Rng;
+use crate::rng::{Lognormals, Rng};
 use crate::series::Series;
 use crate::slots::SlotState;
+use crate::{at, at_mut};
 
 /// Ops and bytes credits of a bursting cap (None: no such bucket).
 type Credit = (Option<f64>, Option<f64>);
@@ -77,6 +78,7 @@ pub struct Engine<'p> {
     limits: Limits,
     seed: u64,
     rng: Rng,
+    lognormals: Vec<Lognormals>,
     now: u64,
     heap: EventQueue,
     threads: Vec<Thread>,
@@ -102,6 +104,7 @@ impl<'p> Engine<'p> {
             limits,
             seed,
             rng: Rng::new(seed),
+            lognormals: p.sigmas.iter().map(|&s| Lognormals::new(s)).collect(),
             now: 0,
             heap: EventQueue::new(),
             threads: Vec::new(),
@@ -140,18 +143,18 @@ impl<'p> Engine<'p> {
             }
         }
         self.drain();
-        let end = self.limits.duration.map(|d| self.limits.ramp + d);
+        // No limit: never reached.
+        let end = self.limits.duration.map_or(u64::MAX, |d| self.limits.ramp + d);
+        let ios = self.limits.ios.unwrap_or(u64::MAX);
         let mut events = 0u64;
         let mut reported = 0u64;
         let stop = loop {
             let Some((t, what)) = self.heap.pop() else {
                 break Stop::Stalled;
             };
-            if let Some(end) = end {
-                if t >= end {
-                    self.now = end;
-                    break Stop::Duration;
-                }
+            if t >= end {
+                self.now = end;
+                break Stop::Duration;
             }
             self.now = t;
             while t >= self.series.next {
@@ -163,10 +166,8 @@ impl<'p> Engine<'p> {
                 self.exec(what);
             }
             self.drain();
-            if let Some(n) = self.limits.ios {
-                if self.counted >= n {
-                    break Stop::Ios;
-                }
+            if self.counted >= ios {
+                break Stop::Ios;
             }
             events += 1;
             if events.is_multiple_of(CHECK_EVERY) {
@@ -282,7 +283,7 @@ impl<'p> Engine<'p> {
     /// Starts job `j`'s next IO now in a new thread.
     fn issue(&mut self, j: usize) {
         self.jobs[j].busy += 1;
-        let th = self.next_io(j);
+        let th = self.next_io(self.p, j);
         let t = self.alloc(th);
         self.stack.push(t);
     }
@@ -290,13 +291,22 @@ impl<'p> Engine<'p> {
     /// Job `j`'s next IO, starting now: draws its class, looks its block up in the cache.
     /// (The caller counts it in the job's busy IOs.)
     #[inline(always)]
-    fn next_io(&mut self, j: usize) -> Thread {
-        let job = &self.p.jobs[j];
-        let choice = if job.choices.len() == 1 {
+    fn next_io(&mut self, p: &Program, j: usize) -> Thread {
+        let job = at(&p.jobs, j);
+        let n = job.choices.len();
+        let choice = if n == 1 {
             &job.choices[0]
         } else {
-            let u = self.rng.open01();
-            job.choices.iter().find(|c| u <= c.cum).unwrap_or(job.choices.last().unwrap())
+            // The first choice whose cumulative probability reaches u = m / 2^53 (as
+            // `Rng::open01` makes it), counted without a branch on u (the draw decides
+            // nothing the processor could predict), in integers.
+            let m = self.rng.open01_units();
+            let k = if n == 2 {
+                (m > job.choices[0].below) as usize
+            } else {
+                job.choices[..n - 1].iter().map(|c| (m > c.below) as usize).sum()
+            };
+            at(&job.choices, k)
         };
         let mut class = choice.hit;
         let mut lookup = 0;
@@ -320,7 +330,7 @@ impl<'p> Engine<'p> {
             }
             cache.insert(id, job.block_bytes);
         }
-        let pc = self.p.classes[class as usize].route;
+        let pc = at(&p.classes, class as usize).route;
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 
@@ -335,7 +345,7 @@ impl<'p> Engine<'p> {
         let d = match kind {
             DelayKind::Deterministic => mean,
             DelayKind::Exponential => mean * self.rng.exp1(),
-            DelayKind::Lognormal { sigma } => mean * crate::rng::exp(sigma * self.rng.normal() - 0.5 * sigma * sigma),
+            DelayKind::Lognormal { stream, .. } => mean * at_mut(&mut self.lognormals, stream as usize).draw(&mut self.rng),
         };
         nearest(d)
     }
@@ -371,19 +381,26 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Walks thread `tid` as far as it can go now. Its program counter and clock live in
-    /// locals while it walks and are stored back when it stops.
+    /// Walks thread `tid` as far as it can go now.
+    #[inline(always)]
     fn exec(&mut self, tid: u32) {
-        let p = self.p;
+        self.walk(self.p, tid)
+    }
+
+    /// Walks thread `tid` as far as it can go now. Its program counter and clock live in
+    /// locals while it walks and are stored back when it stops. (The program comes as an
+    /// argument so that the compiler knows it does not change while the state does: its
+    /// arrays' addresses stay in registers.)
+    fn walk(&mut self, p: &Program, tid: u32) {
         let i = tid as usize;
-        let (mut pc, mut tl) = (self.threads[i].pc, self.threads[i].tl);
+        let (mut pc, mut tl) = (at(&self.threads, i).pc, at(&self.threads, i).tl);
         loop {
-            match p.ops[pc as usize] {
+            match *at(&p.ops, pc as usize) {
                 Op::Cap { cap, ops, bytes, base, burst, ahead, next } => {
                     if !ahead && tl > self.now {
                         break;
                     }
-                    tl = self.caps[cap as usize].visit(tl, ops, bytes, base, burst, &mut self.rng);
+                    tl = at_mut(&mut self.caps, cap as usize).visit(tl, ops, bytes, base, burst, &mut self.rng);
                     pc = next;
                 }
                 Op::Delay { mean, kind, next } => {
@@ -395,7 +412,7 @@ impl<'p> Engine<'p> {
                     pc = next;
                 }
                 Op::Fork { fork, next } => {
-                    let f = &p.forks[fork as usize];
+                    let f = at(&p.forks, fork as usize);
                     if f.choose == 1 {
                         // One branch: the IO goes down it itself (it ends in a Goto).
                         let n = f.starts.len();
@@ -404,7 +421,7 @@ impl<'p> Engine<'p> {
                         } else {
                             self.pick(fork, 0) as usize
                         };
-                        pc = f.starts[b];
+                        pc = *at(&f.starts, b);
                         continue;
                     }
                     let n = f.starts.len() as u32;
@@ -447,7 +464,7 @@ impl<'p> Engine<'p> {
                     }
                 }
                 Op::End => {
-                    let th = self.threads[i];
+                    let th = *at(&self.threads, i);
                     match th.kind {
                         BRANCH => {
                             self.free.push(tid);
@@ -463,9 +480,9 @@ impl<'p> Engine<'p> {
                             if tl > self.now {
                                 break;
                             }
-                            if self.complete(tid, th) {
+                            if self.complete(p, tid, th) {
                                 // The thread is the job's next IO now: walk it on.
-                                pc = self.threads[i].pc;
+                                pc = at(&self.threads, i).pc;
                                 tl = self.now;
                                 continue;
                             }
@@ -476,7 +493,7 @@ impl<'p> Engine<'p> {
             }
         }
         // Waits for the clock to reach `tl`.
-        let t = &mut self.threads[i];
+        let t = at_mut(&mut self.threads, i);
         t.pc = pc;
         t.tl = tl;
         self.heap.push(tl, tid);
@@ -485,11 +502,11 @@ impl<'p> Engine<'p> {
     /// IO `tid` completes now. True when its thread has become its job's next IO (to walk
     /// on at once); otherwise the thread is freed.
     #[inline(always)]
-    fn complete(&mut self, tid: u32, th: Thread) -> bool {
-        let class = &self.p.classes[th.class as usize];
+    fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> bool {
+        let class = at(&p.classes, th.class as usize);
         let j = class.job as usize;
         if self.now >= self.limits.ramp {
-            self.hist[th.class as usize].record(self.now - th.start);
+            at_mut(&mut self.hist, th.class as usize).record(self.now - th.start);
             self.counted += 1;
             self.series.ios += 1;
             self.series.bytes += class.bytes;
@@ -516,7 +533,7 @@ impl<'p> Engine<'p> {
             });
             self.stack.push(bg);
         }
-        let again = if self.p.jobs[j].rate.is_none() {
+        let again = if at(&p.jobs, j).rate.is_none() {
             true
         } else if self.jobs[j].backlog > 0 {
             self.jobs[j].backlog -= 1;
@@ -525,7 +542,8 @@ impl<'p> Engine<'p> {
             false
         };
         if again {
-            self.threads[tid as usize] = self.next_io(j); // one IO in for one out: busy stays
+            let next = self.next_io(p, j); // one IO in for one out: busy stays
+            *at_mut(&mut self.threads, tid as usize) = next;
         } else {
             self.jobs[j].busy -= 1;
             self.free.push(tid);
@@ -534,8 +552,15 @@ impl<'p> Engine<'p> {
     }
 }
 
-/// The nearest whole number of a non-negative time (faster than `f64::round`).
+/// The nearest whole number of a non-negative time (faster than `f64::round`), kept
+/// within 0 and 2^63 − 1 ns (292 years; NaN gives the top).
 #[inline]
 pub fn nearest(x: f64) -> u64 {
-    (x + 0.5) as i64 as u64
+    const TOP: f64 = 9.2e18; // below 2^63
+    let x = x + 0.5;
+    let x = if x < TOP { x } else { TOP };
+    let x = if x > 0.0 { x } else { 0.0 };
+    // SAFETY: 0 <= x < 2^63, so the truncation fits an i64 (a plain `as` adds checks for
+    // out-of-range values that the two compares above already rule out).
+    unsafe { x.to_int_unchecked::<i64>() as u64 }
 }

@@ -108,6 +108,9 @@ pub struct ClassDef {
 pub struct Choice {
     /// Cumulative probability (the last choice of a job holds 1).
     pub cum: f64,
+    /// `floor(cum × 2^53)`: a draw `m / 2^53` (m in 1..=2^53) is above `cum` exactly when
+    /// `m > below` (the comparison in integers, same outcome).
+    pub below: u64,
     pub hit: u32,
     pub miss: u32,
     /// The cache (index) and this job's offset in its block space.
@@ -149,6 +152,8 @@ pub struct Program {
     pub groups: Vec<String>,
     /// Load delays' laws (see [`crate::load`]).
     pub loads: Vec<crate::load::LoadDef>,
+    /// The sigma of each stream of lognormal delays.
+    pub sigmas: Vec<f64>,
 }
 
 fn positive(v: Option<f64>, field: &str) -> Result<Option<f64>, SimError> {
@@ -349,6 +354,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
     crate::route::fuse(&mut routes.ops, &routes.forks, |c| caps[c as usize].bursts);
     let mut p = Program {
         turns: routes.turns(),
+        sigmas: routes.sigmas,
         ops: routes.ops,
         forks: routes.forks,
         resources,
@@ -401,7 +407,9 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
                 };
                 (ci, offset)
             });
-            choices.push(Choice { cum: if idx + 1 == n { 1.0 } else { cum }, hit, miss, cache, lookup });
+            let cum = if idx + 1 == n { 1.0 } else { cum };
+            let below = (cum * (1u64 << 53) as f64).floor() as u64;
+            choices.push(Choice { cum, below, hit, miss, cache, lookup });
         }
         p.jobs[j].choices = choices;
     }

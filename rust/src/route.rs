@@ -13,8 +13,9 @@ use crate::program::SimError;
 pub enum DelayKind {
     Deterministic,
     Exponential,
-    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal.
-    Lognormal { sigma: f64 },
+    /// `mean × exp(sigma × z − sigma² / 2)`, z standard normal; the factors after `mean`
+    /// come in blocks from stream `stream` (one per distinct sigma, see `Program::sigmas`).
+    Lognormal { sigma: f64, stream: u32 },
 }
 
 /// One instruction of a route.
@@ -73,6 +74,8 @@ pub struct RouteBuilder<'a> {
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
     pub loads: Vec<LoadDef>,
+    /// The sigma of each lognormal stream.
+    pub sigmas: Vec<f64>,
 }
 
 impl<'a> RouteBuilder<'a> {
@@ -91,6 +94,7 @@ impl<'a> RouteBuilder<'a> {
             ops: Vec::new(),
             forks: Vec::new(),
             loads: Vec::new(),
+            sigmas: Vec::new(),
         }
     }
 
@@ -155,6 +159,16 @@ impl<'a> RouteBuilder<'a> {
         if let Op::Cap { next, .. } | Op::Delay { next, .. } = &mut op {
             *next = after;
         }
+        if let Op::Delay { kind: DelayKind::Lognormal { sigma, stream }, .. } = &mut op {
+            // Delays with the same sigma share a stream.
+            *stream = match self.sigmas.iter().position(|s| s.to_bits() == sigma.to_bits()) {
+                Some(k) => k as u32,
+                None => {
+                    self.sigmas.push(*sigma);
+                    (self.sigmas.len() - 1) as u32
+                }
+            };
+        }
         self.ops.push(op);
         Ok(())
     }
@@ -187,7 +201,7 @@ impl<'a> RouteBuilder<'a> {
             let kind = match d.distribution {
                 Distribution::Deterministic => DelayKind::Deterministic,
                 Distribution::Exponential => DelayKind::Exponential,
-                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt() },
+                Distribution::Lognormal => DelayKind::Lognormal { sigma: (1.0 + d.cv * d.cv).ln().sqrt(), stream: 0 },
             };
             Ok(Op::Delay { mean: v.latency * 1e9, kind, next: 0 })
         }

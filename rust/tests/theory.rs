@@ -49,6 +49,27 @@ fn open_exponential_station_matches_mm1() {
     assert!(close(r["resources"][0]["utilization"].as_f64().unwrap(), 0.7, 0.01));
 }
 
+#[test]
+fn lognormal_delay_has_its_distribution() {
+    // A route of one lognormal delay (mean 2 ms, cv 0.5): the latencies are the draws.
+    // sigma² = ln(1 + cv²), median = mean / sqrt(1 + cv²), quantile q = median × e^(sigma z_q).
+    let r = run(json!({
+        "network": {"resources": [delay("z", "lognormal")], "jobs": [job(64, None, "uniform")],
+                    "classes": [class(vec![visit("z", 0.002)])]},
+        "options": {"seed": 5, "ios": 400_000}
+    }));
+    let lat = &r["total"]["latency"];
+    let sigma = 1.25f64.ln().sqrt();
+    let median = 0.002 / 1.25f64.sqrt();
+    let q = |z: f64| median * (sigma * z).exp();
+    // The mean's standard error is 0.08 %; quantiles are reported within 0.4 % (buckets).
+    assert!(close(lat["mean"].as_f64().unwrap(), 0.002, 0.004), "{lat}");
+    assert!(close(lat["p50"].as_f64().unwrap(), median, 0.01), "{lat}");
+    assert!(close(lat["p90"].as_f64().unwrap(), q(1.2815515655), 0.01), "{lat}");
+    assert!(close(lat["p99"].as_f64().unwrap(), q(2.3263478740), 0.02), "{lat}");
+    assert!(close(lat["p99.9"].as_f64().unwrap(), q(3.0902323062), 0.05), "{lat}");
+}
+
 /// Exact mean value analysis: throughput and response time at population `n`.
 fn mva(demands: &[f64], think: f64, n: u32) -> (f64, f64) {
     let mut q = vec![0.0; demands.len()];
