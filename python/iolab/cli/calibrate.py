@@ -10,6 +10,7 @@ import typer
 
 from ..errors import InputError
 from .bench import DB_OPTION
+from .pairing import refuse_alone
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
 
 
@@ -68,6 +69,8 @@ def calibrate(
         raise InputError("give the runs to fit: --runs ID... or --sweep ID (one of them)", field="--runs")
     if output is not None:
         check_output(output, force=force)
+    else:
+        refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
     s = load_scenario(scenario, catalog or ())
     store = _open(db)
     with store:

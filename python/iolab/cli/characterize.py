@@ -13,6 +13,7 @@ from rich.table import Table
 from ..errors import SchemaError
 from ..units import format_duration, format_ops, format_rate, format_size, parse_duration
 from .bench import DB_OPTION
+from .pairing import refuse_alone
 from .common import JSON_OPTION, console, err_console, print_json
 
 
@@ -32,7 +33,8 @@ def characterize(
                                                 "reports of files without times.", show_default=False),
     live: Optional[str] = typer.Option(None, "--live", metavar="DEVICE|MOUNT",
                                        help="Sample this block device or mount point now instead of files."),
-    duration: str = typer.Option("10m", "--duration", metavar="DURATION", help="How long --live samples."),
+    duration: Optional[str] = typer.Option(None, "--duration", metavar="DURATION", help="How long --live samples "
+                                           "(default 10m).", show_default=False),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE",
                                         help="Draw the time series (.png or .svg)."),
     db: Optional[Path] = DB_OPTION,
@@ -54,8 +56,9 @@ def characterize(
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")
-        trace = _live(live, _duration(duration, "--duration"), step or 5.0, quiet=json_)
+        trace = _live(live, _duration(duration or "10m", "--duration"), step or 5.0, quiet=json_)
     else:
+        refuse_alone("--duration", duration, "with --live (how long it samples)")
         if not files:
             raise SchemaError("give one or more telemetry files (or --live DEVICE|MOUNT)", field="FILE")
         trace = read_files(list(files), interval=step)
