@@ -28,7 +28,7 @@ def test_every_format_cut_mid_file_is_refused_with_its_line(iolab, tmp_path, nam
     bad.write_bytes(data[:cut])
     out = tmp_path / "req.yaml"
     out.write_text("# an earlier requirements file\n")
-    r = iolab("characterize", str(bad), "--interval", "5s", "-o", str(out), "--no-store")
+    r = iolab("characterize", str(bad), "--interval", "5s", "-o", str(out), "--force", "--no-store")
     assert r.code == 2, (r.out, r.err)
     assert re.match(rf"^error: {re.escape(str(bad))}: line \d+: \S", r.err), r.err
     assert r.err.count("\n") == 1 and "Traceback" not in r.err

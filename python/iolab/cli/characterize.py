@@ -22,6 +22,7 @@ def characterize(
                                                  show_default=False, metavar="[FILE...]"),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
                                           help="Write the requirements file here (for iolab plan)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     percentile: float = typer.Option(95.0, "--percentile", min=1.0, max=100.0, metavar="P",
                                      help="The percentile of the combined load to size on."),
     comfort: float = typer.Option(1.3, "--comfort", min=0.1, max=100.0, metavar="F",
@@ -51,8 +52,12 @@ def characterize(
     step = _duration(interval, "--interval") if interval is not None else None
     if plot is not None:
         check_plot_path(plot)
-    if output is not None and not (output.parent if str(output.parent) else Path(".")).is_dir():
-        raise SchemaError(f"directory {str(output.parent)!r} does not exist", field="--output")
+    if output is not None:
+        from ..report.output import check_output
+
+        check_output(output, force=force)
+    else:
+        refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")
