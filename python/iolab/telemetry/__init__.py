@@ -122,5 +122,7 @@ def read_files(paths: list[str | Path], *, interval: float | None = None) -> Tra
         trace.samples.extend(replace(smp, device=f"{Path(path).name}:{smp.device}") if smp.device in clash else smp
                              for smp in got)
     if not trace.samples:
-        raise bad(str(paths[0]) if paths else "-", None, "no samples: at least two reports or snapshots are needed")
+        left_out = [n for n in trace.notes if " is left out: " in n]
+        why = f" ({left_out[-1]})" if left_out else ""
+        raise bad(str(paths[0]) if paths else "-", None, f"no samples: at least two reports or snapshots are needed{why}")
     return trace

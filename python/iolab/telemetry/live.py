@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InputError, SchemaError
-from .counters import disk_sample, nfs_sample, parse_diskstats, parse_mountstats
+from .counters import Backwards, disk_sample, nfs_sample, parse_diskstats, parse_mountstats
 from .model import Sample, Trace
 
 __all__ = ["ALL", "Target", "resolve_target", "sample_live"]
@@ -86,7 +86,11 @@ def sample_live(target: Target, *, duration: float, interval: float, trace: Trac
                 if a is None or b is None:
                     raise InputError(f"{name} disappeared from {target.file}", field="--live")
                 if dt > 0:
-                    s = disk_sample(a, b, dt, t_after) if target.kind == "disk" else nfs_sample(a, b, dt, t_after)
+                    try:
+                        s = disk_sample(a, b, dt, t_after) if target.kind == "disk" else nfs_sample(a, b, dt, t_after)
+                    except Backwards as e:
+                        trace.notes.append(f"{name}: one interval left out: {e} (reset or remounted)")
+                        continue
                     out.append(s)
                     on_sample(s)
             before, t_before = after, t_after
