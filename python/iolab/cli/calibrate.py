@@ -77,8 +77,8 @@ def calibrate(
         if sweep is not None:
             store.sweep(sweep)
             run_ids = sorted(r.run_id for r in store.summaries(sweep_id=sweep))
-        records = [store.load(i) for i in run_ids]
-        held_records = [store.load(i) for i in held]
+        records = [store.load(i, "--runs") for i in run_ids]
+        held_records = [store.load(i, "--validate") for i in held]
         path = str(store.path)
     obs, notes = observations(records, s)
     held_obs, held_notes = observations(held_records, s)

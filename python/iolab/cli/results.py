@@ -49,9 +49,13 @@ def list_(
     from ..units import format_duration, format_ops, format_rate
 
     store = _open(db, must_exist=False)
-    runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
-    if store is not None:
-        store.close()
+    try:
+        if store is not None and sweep is not None:
+            store.sweep(sweep)
+        runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
+    finally:
+        if store is not None:
+            store.close()
     if json_:
         print_json({"runs": [r.to_json() for r in runs]})
         return

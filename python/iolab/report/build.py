@@ -58,10 +58,10 @@ def _runs(kind: str, items: Sequence[str], db: Path | None) -> list[Section]:
     ids = _ids(items, kind)
     with _store(db) as store:
         if kind == "run":
-            return [run_section(store.load(i)) for i in ids]
+            return [run_section(store.load(i, "ITEM")) for i in ids]
         out = []
         for i in ids:
-            info = store.sweep(i)
+            info = store.sweep(i, field="ITEM")
             records = [store.load(s.run_id) for s in sorted(store.summaries(sweep_id=i), key=lambda s: s.run_id)]
             out.append(sweep_section(info, records))
         return out
