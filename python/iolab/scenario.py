@@ -184,7 +184,10 @@ MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
     """Read and validate a scenario file; ``catalog_files`` extend the bundled catalog."""
+    from .filekind import expect_data
+
     data = load_yaml(path)
+    expect_data(data, str(path), "scenario", fits=_TOP)  # a requirements or calibration file is named as such
     return parse_scenario(data, file=str(path), base=Path(path).parent, catalog_files=catalog_files)
 
 

@@ -364,6 +364,8 @@ def _message(err: dict[str, Any], loc: list[str | int], model_cls: type[BaseMode
         word = {"greater_than": "greater than", "greater_than_equal": "at least",
                 "less_than": "less than", "less_than_equal": "at most"}[kind]
         bound = next(iter(ctx.values()), "?")
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool) and float(bound).is_integer():
+            bound = f"{int(bound):,}"  # 1,000,000,000,000, not 1000000000000.0
         return f"must be {word} {bound} (got {_show(value)})"
     msg = err["msg"]
     msg = msg.replace("Input should be", "expected", 1)

@@ -126,12 +126,12 @@ def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
     Raises InputError naming the calibration file and the field for a volume the scenario
     does not have or a value the scenario's schema refuses.
     """
+    from ..filekind import expect_data
+
     file = str(path)
-    data = top_level(load_yaml(path), file=file, allowed=TOP, what="calibration",
-                     expect="a calibration section and overrides")
-    if data.get("version", 1) != 1 or isinstance(data.get("version"), bool):
-        raise SchemaError(f"unsupported calibration version {data['version']!r} (expected 1)", file=file,
-                          field="version")
+    raw = load_yaml(path)
+    expect_data(raw, file, "calibration", fits=TOP)  # a scenario or catalog file is named as such
+    data = top_level(raw, file=file, allowed=TOP, what="calibration", expect="a calibration section and overrides")
     clients = s.clients
     if data.get("clients") is not None:
         if not isinstance(data["clients"], dict):

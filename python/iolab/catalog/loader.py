@@ -71,9 +71,13 @@ def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:
     if not files:
         return bundled_catalog()
     draft = _bundled_state()[0]  # a fresh copy of the merged bundled rows
+    from ..filekind import expect_data
+
     for path in files:
         name = str(path)
-        _merge_file(draft, load_yaml(path), name)
+        data = load_yaml(path)
+        expect_data(data, name, "catalog", fits=TOP_LEVEL)  # a scenario or requirements file is named as such
+        _merge_file(draft, data, name)
     return _build(draft)
 
 

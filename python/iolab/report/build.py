@@ -100,8 +100,10 @@ def _plan(path: Path, catalog: Sequence[Path], top: int) -> Section:
         if "candidates" not in doc:
             raise SchemaError("expected the output of iolab plan --json (candidates, ...)", file=str(path))
         return plan_section(doc, title=f"Plan: {path.name}")
+    from ..filekind import expect
     from ..plan import load_requirements, plan
 
+    expect(path, "requirements")
     req = load_requirements(path, catalog)
     return plan_section(plan(req, top=top).to_json(), title=f"Plan: {path.name}",
                         asked=path.read_text(encoding="utf-8"))
