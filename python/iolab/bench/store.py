@@ -164,6 +164,14 @@ def _locked(error: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+def refuse_repeats(ids: Sequence[int], field: str, what: str = "run") -> None:
+    """InputError when an id is listed twice: a run counted twice weighs double in a fit and
+    shows twice in an export or a report."""
+    twice = sorted({i for i in ids if list(ids).count(i) > 1})
+    if twice:
+        raise InputError(f"{what} {twice[0]} is given twice", field=field)
+
+
 def _check_id(value: int, field: str) -> None:
     """An id SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:

@@ -65,6 +65,10 @@ def calibrate(
 
     run_ids = parse_ids(runs, "--runs")
     held = parse_ids(validate, "--validate")
+    from ..bench.store import refuse_repeats
+
+    refuse_repeats(run_ids, "--runs")
+    refuse_repeats(held, "--validate")
     if bool(run_ids) == (sweep is not None):
         raise InputError("give the runs to fit: --runs ID... or --sweep ID (one of them)", field="--runs")
     if output is not None:
@@ -77,6 +81,11 @@ def calibrate(
         if sweep is not None:
             store.sweep(sweep)
             run_ids = sorted(r.run_id for r in store.summaries(sweep_id=sweep))
+        both = sorted(set(run_ids) & set(held))
+        if both:  # a held-out run must not be fitted to: it would check the fit against itself
+            raise InputError(f"run {both[0]} is both fitted to ({'--sweep' if sweep is not None else '--runs'}) "
+                             "and held out: held-out runs are predicted after the fit, not fitted to",
+                             field="--validate")
         records = [store.load(i, "--runs") for i in run_ids]
         held_records = [store.load(i, "--validate") for i in held]
         path = str(store.path)

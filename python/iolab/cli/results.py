@@ -129,6 +129,9 @@ def export(
     store = _open(db)
     assert store is not None
     with store:
+        from ..bench.store import refuse_repeats
+
+        refuse_repeats(run_ids or [], "ID")
         ids = list(run_ids or store.ids())
         records = [store.load(i) for i in ids]  # unknown ids fail before any output
         if json_:

@@ -39,6 +39,9 @@ def _ids(items: Sequence[str], kind: str) -> list[int]:
         if not item.isdigit():
             raise InputError(f"expected a {kind} id (a whole number), got {item!r}", field="ITEM")
         out.append(int(item))
+    from ..bench.store import refuse_repeats
+
+    refuse_repeats(out, "ITEM", kind)
     return out
 
 
