@@ -26,3 +26,16 @@ def test_a_clean_job_file_has_no_warnings_and_one_job_reads_so(iolab, tmp_path):
     assert r.json()["warnings"] == []
     r = iolab("check", str(path))
     assert r.out.splitlines()[0] == f"ok {path}: a valid fio job file with 1 job"
+
+
+def test_a_fractional_fio_number_names_its_whole_equivalent(iolab, tmp_path):
+    cases = {"bs=1.5k": "write a whole number: 1536 is the same amount",
+             "size=1.5m": "write a whole number: 1536k is the same amount",
+             "iodepth=1.5": "(it would take 1); write a whole number (line 3)"}
+    for line, words in cases.items():
+        path = tmp_path / "f.fio"
+        path.write_text(f"[j]\nrw=randread\n{line}\n")
+        r = iolab("check", str(path))
+        assert r.code == 2
+        assert r.err.startswith(f"error: {path}: [j].{line.split('=')[0]}: '{line.split('=')[1]}': fio reads no "
+                                "fractions here") and words in r.err, r.err
