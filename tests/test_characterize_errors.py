@@ -75,7 +75,7 @@ def test_iostat_without_x(iolab, tmp_path):
 
 def test_missing_and_empty_files(iolab, tmp_path):
     r = iolab("characterize", str(tmp_path / "nope.txt"), "--no-store")
-    assert r.code == 2 and "nope.txt: cannot read" in r.err
+    assert r.code == 2 and "nope.txt: telemetry file not found" in r.err
     (tmp_path / "empty.txt").write_text("")
     r = iolab("characterize", str(tmp_path / "empty.txt"), "--no-store")
     assert r.code == 2 and "empty.txt: the file is empty" in r.err

@@ -17,12 +17,9 @@ KINDS = ("run", "sweep", "predict", "plan", "characterize", "calibration")
 
 
 def _json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SchemaError("file not found", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SchemaError(f"cannot read the file ({getattr(e, 'strerror', None) or e})", file=str(path)) from None
+    from ..inputs import read_text
+
+    text = read_text(path)  # a regular file of bounded size (never /dev/zero or a FIFO), UTF-8
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
