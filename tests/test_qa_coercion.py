@@ -78,3 +78,11 @@ def test_a_catalog_boolean_is_not_a_number(iolab, tmp_path):
     r = iolab("catalog", "show", "Standard_DS13", "--catalog", str(path))
     assert r.code == 2
     assert r.err.startswith(f"error: {path}: vms.Standard_DS13.premium_storage: expected true or false, got the number 1")
+
+
+def test_an_empty_list_reads_as_a_person_writes(iolab, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(_scenario(volumes="{x: {disks: []}}"))
+    r = iolab("check", str(path))
+    assert r.code == 2
+    assert r.err == f"error: {path}: volumes.x.disks: expected at least 1 item (got [])\n"

@@ -360,6 +360,10 @@ def _message(err: dict[str, Any], loc: list[str | int], model_cls: type[BaseMode
         return str(ctx["error"])
     if kind == "assertion_error" and "error" in ctx:
         return str(ctx["error"])
+    if kind in ("too_short", "too_long"):  # pydantic's "List should have at least 1 item after validation"
+        bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
+        return (f"expected at {'least' if kind == 'too_short' else 'most'} {bound} "
+                f"item{'' if bound == 1 else 's'} (got {_show(value)})")
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         word = {"greater_than": "greater than", "greater_than_equal": "at least",
                 "less_than": "less than", "less_than_equal": "at most"}[kind]
