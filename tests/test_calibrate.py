@@ -142,7 +142,7 @@ def test_existing_output_is_left_intact_without_force(iolab, tmp_path):
     ("--db {db}", "error: --runs: give the runs to fit: --runs ID... or --sweep ID (one of them)"),
     ("--runs 1 --sweep 1 --db {db}", "error: --runs: give the runs to fit: --runs ID... or --sweep ID (one of them)"),
     ("--runs x --db {db}", "error: --runs: expected run ids (whole numbers, comma-separated), got 'x'"),
-    ("--runs 99 --db {db}", "error: ID: no run with id 99 in {db}"),
+    ("--runs 99 --db {db}", "error: --runs: no run with id 99 in {db}"),
     ("--sweep 1 --db {db} --fit nonsense", "error: --fit: the scenario has no parameter 'nonsense' to fit"),
     ("--sweep 1 --db {db} --hold cpu_per_io", "error: --hold: volumes.disk.device.cpu_per_io is unset in the "
      "scenario: give it a value there to hold it"),

@@ -28,7 +28,7 @@ def test_every_format_cut_mid_file_is_refused_with_its_line(iolab, tmp_path, nam
     bad.write_bytes(data[:cut])
     out = tmp_path / "req.yaml"
     out.write_text("# an earlier requirements file\n")
-    r = iolab("characterize", str(bad), "--interval", "5s", "-o", str(out), "--no-store")
+    r = iolab("characterize", str(bad), "--interval", "5s", "-o", str(out), "--force", "--no-store")
     assert r.code == 2, (r.out, r.err)
     assert re.match(rf"^error: {re.escape(str(bad))}: line \d+: \S", r.err), r.err
     assert r.err.count("\n") == 1 and "Traceback" not in r.err
@@ -75,7 +75,7 @@ def test_iostat_without_x(iolab, tmp_path):
 
 def test_missing_and_empty_files(iolab, tmp_path):
     r = iolab("characterize", str(tmp_path / "nope.txt"), "--no-store")
-    assert r.code == 2 and "nope.txt: cannot read" in r.err
+    assert r.code == 2 and "nope.txt: telemetry file not found" in r.err
     (tmp_path / "empty.txt").write_text("")
     r = iolab("characterize", str(tmp_path / "empty.txt"), "--no-store")
     assert r.code == 2 and "empty.txt: the file is empty" in r.err

@@ -184,8 +184,8 @@ def test_an_existing_report_is_left_intact_without_force(iolab, tmp_path):
      "calibration"),
     ("calibration {other}", "error: {other}: expected a calibration file (iolab calibrate -o)"),
     ("run x", "error: ITEM: expected a run id (a whole number), got 'x'"),
-    ("run 99", "error: ID: no run with id 99 in {db}"),
-    ("sweep 42", "error: --sweep-id: no sweep with id 42 in {db}"),
+    ("run 99", "error: ITEM: no run with id 99 in {db}"),
+    ("sweep 42", "error: ITEM: no sweep with id 42 in {db}"),
     ("characterize {bad}", "error: {bad}: not JSON"),
     ("plan {missing}", "error: {missing}: file not found"),
 ])

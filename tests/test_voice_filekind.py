@@ -51,7 +51,7 @@ def test_every_bundled_job_file_and_example_is_recognised():
     for job in (DATA / "fio" / "jobs").glob("*.fio"):
         assert sniff(job) == "fio-jobs", job
     for example in EXAMPLES.glob("*.yaml"):
-        assert sniff(example) in ("scenario", "requirements", "catalog"), example
+        assert sniff(example) in ("scenario", "requirements", "catalog", "calibration"), example
 
 
 def test_right_kind_still_works_and_unknown_files_reach_the_loader(iolab, tmp_path):

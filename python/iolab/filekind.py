@@ -3,8 +3,9 @@ wrong command is named for what it is, with the command that takes it.
 
 Kinds: ``scenario`` (``volumes:`` and ``jobs:``), ``requirements`` (``require:``,
 ``search:`` or ``pool:``), ``catalog`` (``vms:``, ``disks:``, ``services:``,
-``protocols:``), ``fio-jobs`` (a fio job file: ``[section]`` lines and ``key=value``
-options) and ``fio-output`` (fio's ``--output-format=json`` report).
+``protocols:``), ``calibration`` (``calibration:``, as ``iolab calibrate -o`` writes),
+``fio-jobs`` (a fio job file: ``[section]`` lines and ``key=value`` options) and
+``fio-output`` (fio's ``--output-format=json`` report).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from typing import Any
 
 from .errors import SchemaError
 
-__all__ = ["KINDS", "sniff", "kind_of_data", "expect"]
+__all__ = ["KINDS", "sniff", "kind_of_data", "expect", "expect_data"]
 
 #: what each kind is called in messages, and what a user does with it
 KINDS = {
     "scenario": ("a scenario", "iolab predict, simulate, check or bench run take it"),
     "requirements": ("a requirements file", "iolab plan and iolab check take it"),
     "catalog": ("a catalog file", "give it to any command with --catalog FILE"),
+    "calibration": ("a calibration file", "give it to predict, simulate, plan or report predict with "
+                    "--calibration FILE"),
     "fio-jobs": ("a fio job file", "iolab bench run FILE runs it; to predict or simulate it, name it in a "
                  "scenario's jobs (- fio_file: FILE) beside the volume it runs on (docs/scenario.md)"),
     "fio-output": ("fio's JSON output", "it is a result, not an input: iolab bench run stores fio's runs itself"),
@@ -45,6 +48,8 @@ def kind_of_data(data: Any) -> str | None:
     keys = set(map(str, data))
     if "fio version" in keys:
         return "fio-output"
+    if "calibration" in keys:
+        return "calibration"
     if keys & _REQUIREMENT_KEYS:
         return "requirements"
     if "volumes" in keys:
@@ -90,10 +95,22 @@ def sniff(path: str | Path) -> str | None:
 def expect(path: str | Path, wanted: str | tuple[str, ...]) -> None:
     """Refuse a file of another known kind than `wanted`, saying what it is and which command
     takes it (exit 2); files of no known kind go on to the loader, which names their fault."""
+    _refuse(sniff(path), str(path), wanted)
+
+
+def expect_data(data: Any, file: str, wanted: str | tuple[str, ...], fits: Any = ()) -> None:
+    """:func:`expect` for a YAML document already read (a loader's own check). A mapping
+    whose keys are all among `fits` (the loader's own top-level keys) is the loader's to
+    judge, whatever it resembles (overrides of volumes without jobs are a calibration)."""
+    if isinstance(data, dict) and fits and set(map(str, data)) <= set(fits):
+        return
+    _refuse(kind_of_data(data), file, wanted)
+
+
+def _refuse(kind: str | None, file: str, wanted: str | tuple[str, ...]) -> None:
     wanted = (wanted,) if isinstance(wanted, str) else wanted
-    kind = sniff(path)
     if kind is None or kind in wanted:
         return
     what, use = KINDS[kind]
     expected = " or ".join(KINDS[w][0] for w in wanted)
-    raise SchemaError(f"this is {what}, not {expected}: {use}", file=str(path))
+    raise SchemaError(f"this is {what}, not {expected}: {use}", file=file)

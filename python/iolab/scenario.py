@@ -19,7 +19,8 @@ from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
 from .inputs import read_text
-from .schema import MAX_DURATION, MAX_OPS, MAX_RATE, MAX_SIZE, MIN_OPS, MIN_RATE, load_yaml, relative_files, top_level, validate
+from .schema import (MAX_DURATION, MAX_OPS, MAX_RATE, MAX_SIZE, MIN_OPS, MIN_RATE, FrozenModel, load_yaml, name_text,
+                     relative_files, top_level, validate)
 from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
 from .words import a
 
@@ -51,8 +52,8 @@ OpsRate = Annotated[float, BeforeValidator(parse_ops_rate), Field(gt=0), Field(g
 Duration = Annotated[float, BeforeValidator(parse_duration), Field(ge=0, le=MAX_DURATION)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class _Model(FrozenModel):
+    """Input models of the scenario (no coercion across kinds, see iolab.schema)."""
 
 
 class ClientLimits(_Model):
@@ -183,7 +184,10 @@ MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
     """Read and validate a scenario file; ``catalog_files`` extend the bundled catalog."""
+    from .filekind import expect_data
+
     data = load_yaml(path)
+    expect_data(data, str(path), "scenario", fits=_TOP)  # a requirements or calibration file is named as such
     return parse_scenario(data, file=str(path), base=Path(path).parent, catalog_files=catalog_files)
 
 
@@ -201,7 +205,8 @@ def parse_scenario(data: Any, *, file: str = "scenario", base: Path | None = Non
                           field="volumes")
     volumes: dict[str, Volume] = {}
     for name, raw in raw_volumes.items():
-        volumes[str(name)] = _volume(raw, file, f"volumes.{name}")
+        name = name_text(name, file=file, field=f"volumes.{name}", what="volume name")
+        volumes[name] = _volume(raw, file, f"volumes.{name}")
     jobs, ignored = parse_jobs(data.get("jobs"), file=file, base=base, volumes=list(volumes))
     scenario = Scenario(file, clients, volumes, jobs, catalog, ignored)
     check_rules(scenario)
@@ -298,7 +303,9 @@ def _fio_jobs(entry: dict, file: str, base: Path, field: str, index: int) -> lis
             return parse_jobfile(text, source=str(path))
         except InputError as e:
             raise e if e.file else e.located(file=file, field=f"{field}.{key}") from None
-    argv = [f"--name={entry.pop('name', f'job{index + 1}')}"]
+    name = name_text(entry.pop("name"), file=file, field=f"{field}.name", what="job name") if "name" in entry \
+        else f"job{index + 1}"
+    argv = [f"--name={name}"]
     for key, value in entry.items():
         try:
             argv.append(f"--{key}={_fio_value(value)}")

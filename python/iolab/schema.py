@@ -44,7 +44,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union
 
 import yaml
 from annotated_types import Ge, Gt, Le
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from .errors import InputError, SchemaError, nearest
 from .inputs import check_yaml, read_bytes
@@ -70,15 +70,76 @@ __all__ = [
     "Fraction",
     "top_level",
     "relative_files",
+    "name_text",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
 
 class FrozenModel(BaseModel):
-    """Base of input models: immutable, and an unknown field is an error."""
+    """Base of input models: immutable, an unknown field is an error, and a value is never
+    coerced across kinds (see :func:`plain_value`): ``count: true`` or ``tls: 'yes'`` is refused."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _plain(cls, value: Any, info: ValidationInfo) -> Any:
+        return plain_value(cls, info.field_name, value)
+
+
+def _plain_kinds(model_cls: type[BaseModel], name: str | None) -> frozenset[type]:
+    """The plain scalar types (bool, int, float, str) a field takes, or none when it parses
+    its own input (a unit field, a custom validator) or takes anything else as well."""
+    info = model_cls.model_fields.get(name or "")
+    if info is None or any(isinstance(m, (UnitKind, BeforeValidator)) for m in info.metadata):
+        return frozenset()
+    kinds: set[type] = set()
+    for member in _flatten(info.annotation):
+        if typing.get_origin(member) is Annotated:
+            if any(isinstance(m, (UnitKind, BeforeValidator)) for m in typing.get_args(member)[1:]):
+                return frozenset()
+            continue
+        if member is type(None):
+            continue
+        if member not in (bool, int, float, str):
+            return frozenset()
+        kinds.add(member)
+    return frozenset(kinds)
+
+
+def plain_value(model_cls: type[BaseModel], name: str | None, value: Any) -> Any:
+    """`value` unchanged unless pydantic would coerce it across kinds; then ValueError (a
+    located SchemaError once validated): a boolean for a number (``count: true``), a number
+    or a word for a boolean (``tls: 1``, ``large: 'yes'``), a quoted number for a number
+    (``count: "2"``). Values pydantic refuses anyway keep its own message."""
+    kinds = _plain_kinds(model_cls, name)
+    if not kinds or value is None:
+        return value
+    if isinstance(value, bool):
+        if bool not in kinds:
+            raise ValueError(f"expected {_kind_words(kinds)}, got the boolean {str(value).lower()}")
+    elif isinstance(value, (int, float)):
+        if bool in kinds and not kinds & {int, float}:
+            raise ValueError(f"expected true or false, got the number {value!r}")
+    elif isinstance(value, str) and str not in kinds:
+        if kinds & {int, float} and _NUMBER_TEXT.match(value):
+            raise ValueError(f"expected {_kind_words(kinds)}, got the text {value!r} (write it without quotes)")
+        if bool in kinds and value.strip().lower() in _BOOL_WORDS:
+            raise ValueError(f"expected true or false, got the text {value!r} (write true or false without quotes)")
+    return value
+
+
+#: the texts pydantic would read as booleans
+_BOOL_WORDS = frozenset({"0", "1", "off", "on", "f", "t", "false", "true", "n", "y", "no", "yes"})
+_NUMBER_TEXT = re.compile(r"^\s*[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def _kind_words(kinds: frozenset[type]) -> str:
+    words = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+    if float in kinds:
+        kinds = kinds - {int}
+    return " or ".join(words[k] for k in (bool, int, float, str) if k in kinds)
 
 
 # --------------------------------------------------------------------------- units
@@ -299,10 +360,16 @@ def _message(err: dict[str, Any], loc: list[str | int], model_cls: type[BaseMode
         return str(ctx["error"])
     if kind == "assertion_error" and "error" in ctx:
         return str(ctx["error"])
+    if kind in ("too_short", "too_long"):  # pydantic's "List should have at least 1 item after validation"
+        bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
+        return (f"expected at {'least' if kind == 'too_short' else 'most'} {bound} "
+                f"item{'' if bound == 1 else 's'} (got {_show(value)})")
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         word = {"greater_than": "greater than", "greater_than_equal": "at least",
                 "less_than": "less than", "less_than_equal": "at most"}[kind]
         bound = next(iter(ctx.values()), "?")
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool) and float(bound).is_integer():
+            bound = f"{int(bound):,}"  # 1,000,000,000,000, not 1000000000000.0
         return f"must be {word} {bound} (got {_show(value)})"
     msg = err["msg"]
     msg = msg.replace("Input should be", "expected", 1)
@@ -384,10 +451,26 @@ def top_level(data: Any, *, file: str, allowed: Sequence[str], what: str, expect
             raise SchemaError(f"unknown field {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
                               + f" (allowed: {', '.join(allowed)})", file=file, field=str(key))
     version = data.get("version", 1)
-    if version != 1:
+    if version != 1 or isinstance(version, bool):
         raise SchemaError(f"unsupported version {version!r}: this iolab reads version 1", file=file,
                           field="version")
     return data
+
+
+def name_text(value: Any, *, file: str | None, field: str, what: str = "name") -> str:
+    """A name given in a file (a volume's key, a job's ``name``, a catalog id) as written;
+    SchemaError when YAML read it as something other than text: ``on:`` is the boolean
+    true, ``1:`` a number, ``name: [a, b]`` a list."""
+    if isinstance(value, str) and value.strip():
+        return value
+    if isinstance(value, str):
+        raise SchemaError(f"a {what} cannot be empty", file=file, field=field)
+    if isinstance(value, (list, tuple, dict)):
+        raise SchemaError(f"a {what} is text, not a {'list' if isinstance(value, (list, tuple)) else 'mapping'}",
+                          file=file, field=field)
+    kind = ("a boolean (YAML reads on, off, yes, no, true and false so)" if isinstance(value, bool) else
+            "null" if value is None else f"the number {value!r}")
+    raise SchemaError(f"a {what} is text, not {kind}; quote it", file=file, field=field)
 
 
 def relative_files(value: Any, *, file: str, base: Path, field: str = "catalog") -> list[Path]:

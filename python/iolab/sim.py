@@ -66,7 +66,11 @@ class Latency:
     p99_99: float
 
     @classmethod
-    def _from(cls, d: dict) -> "Latency":
+    def _from(cls, d: dict, ios: int = 1) -> "Latency":
+        """From the engine's report; with no IO measured (``ios`` 0) every figure is NaN (null
+        in JSON, ``-`` in tables): there is no latency to report, and 0 s would read as fast."""
+        if ios == 0:
+            return cls(*[math.nan] * 8)
         return cls(d["mean"], d["min"], d["max"], d["p50"], d["p90"], d["p99"], d["p99.9"], d["p99.99"])
 
     def to_json(self) -> dict:
@@ -91,7 +95,7 @@ class Stats:
 
     @classmethod
     def _from(cls, d: dict) -> "Stats":
-        return cls(d.get("name"), d["ios"], d["bytes"], d["iops"], d["bandwidth"], Latency._from(d["latency"]))
+        return cls(d.get("name"), d["ios"], d["bytes"], d["iops"], d["bandwidth"], Latency._from(d["latency"], d["ios"]))
 
     def to_json(self) -> dict:
         head = {"name": self.name} if self.name is not None else {}
@@ -296,7 +300,7 @@ def _from_report(d: dict) -> Simulation:
                               s["entries"], s["throttled"] / s["entries"] if s["entries"] else 0.0,
                               slots=s["slots"]) for s in d["slot_limits"]]
     reps = tuple(Replication(r["seed"], r["ios"], r["duration"], r["iops"], r["bandwidth"],
-                             Latency._from(r["latency"]), r["partial"]) for r in d["replications"])
+                             Latency._from(r["latency"], r["ios"]), r["partial"]) for r in d["replications"])
     return Simulation(
         total=Stats._from(d["total"]),
         read=Stats._from(d["read"]) if d["read"] else None,

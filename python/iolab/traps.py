@@ -116,12 +116,17 @@ def _sync_depth_trap(f: Any, *, file: str | None, field: str) -> Trap | None:
                 "asynchronous engine: ioengine=libaio (iolab bench run: --ioengine libaio)", file, field)
 
 
-def jobfile_traps(path: Path) -> list[Trap]:
-    """Warnings about a fio job file's sizes (``bs=4KiB``) unless it sets ``kb_base``."""
+def jobfile_traps(path: Path, jobs: Iterable[Any] = ()) -> list[Trap]:
+    """Warnings about a fio job file: its sizes (``bs=4KiB``) unless it sets ``kb_base``, and
+    the parsed `jobs` (fio jobs) whose iodepth a synchronous engine ignores."""
     pairs = _options_of({"fio_file": path.name}, path.parent)
-    if any(k == "kb_base" for k, _ in pairs):
-        return []
-    return [t for k, v in pairs if k in _SIZE_OPTIONS for t in _kb_base_trap(k, v, file=str(path), field=k)]
+    out = [] if any(k == "kb_base" for k, _ in pairs) else \
+        [t for k, v in pairs if k in _SIZE_OPTIONS for t in _kb_base_trap(k, v, file=str(path), field=k)]
+    for f in jobs:
+        trap = _sync_depth_trap(f, file=str(path), field=f"[{f.name}].iodepth")
+        if trap:
+            out.append(trap)
+    return out
 
 
 def unique(traps: Iterable[Trap]) -> list[Trap]:

@@ -164,6 +164,14 @@ def _locked(error: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
+def refuse_repeats(ids: Sequence[int], field: str, what: str = "run") -> None:
+    """InputError when an id is listed twice: a run counted twice weighs double in a fit and
+    shows twice in an export or a report."""
+    twice = sorted({i for i in ids if list(ids).count(i) > 1})
+    if twice:
+        raise InputError(f"{what} {twice[0]} is given twice", field=field)
+
+
 def _check_id(value: int, field: str) -> None:
     """An id SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
@@ -468,17 +476,18 @@ class ResultsStore:
                                       r["iops"], r["bw"], r["lat"]))
         return out
 
-    def load(self, run_id: int) -> RunRecord:
-        """The full record of a run. Raises InputError for an unknown id, or naming the run
-        when what is stored does not fit."""
-        _check_id(run_id, "ID")
+    def load(self, run_id: int, field: str = "ID") -> RunRecord:
+        """The full record of a run. Raises InputError for an unknown id (located at `field`,
+        the option or argument that named the run), or naming the run when what is stored
+        does not fit."""
+        _check_id(run_id, field)
         with self._reading(run_id):
-            return self._load(run_id)
+            return self._load(run_id, field)
 
-    def _load(self, run_id: int) -> RunRecord:
+    def _load(self, run_id: int, field: str = "ID") -> RunRecord:
         r = self._db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if r is None:
-            raise InputError(f"no run with id {run_id} in {self.path}", field="ID")
+            raise InputError(f"no run with id {run_id} in {self.path}", field=field)
         rows = self._db.execute("SELECT * FROM measurements WHERE run_id = ?", (run_id,)).fetchall()
         by_job: dict[int | None, list[sqlite3.Row]] = {}
         for m in rows:
@@ -503,13 +512,14 @@ class ResultsStore:
             scenario=r["scenario"], error=r["error"], sweep_id=r["sweep_id"], run_id=r["id"],
         )
 
-    def sweep(self, sweep_id: int) -> dict[str, Any]:
-        """A sweep's axes and knee. Raises InputError for an unknown id."""
-        _check_id(sweep_id, "--sweep-id")
+    def sweep(self, sweep_id: int, field: str = "--sweep") -> dict[str, Any]:
+        """A sweep's axes and knee. Raises InputError (located at `field`, the option or
+        argument that named the sweep) for an unknown id."""
+        _check_id(sweep_id, field)
         with self._reading():
             r = self._db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
             if r is None:
-                raise InputError(f"no sweep with id {sweep_id} in {self.path}", field="--sweep-id")
+                raise InputError(f"no sweep with id {sweep_id} in {self.path}", field=field)
             return {"sweep_id": r["id"], "created": r["created"], "axes": _json_object(r["axes"], "axes"),
                     "knee": _json_object(r["knee"], "knee", optional=True)}
 

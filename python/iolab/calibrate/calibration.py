@@ -21,7 +21,7 @@ import yaml
 
 from ..errors import InputError, SchemaError, UnknownIdError
 from ..scenario import Clients, DeviceVolume, DiskVolume, Scenario, ShareVolume, check_rules
-from ..schema import load_yaml, top_level, validate
+from ..schema import load_yaml, name_text, top_level, validate
 from .fit import Fit
 from .parameters import display, split_path
 
@@ -126,12 +126,12 @@ def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
     Raises InputError naming the calibration file and the field for a volume the scenario
     does not have or a value the scenario's schema refuses.
     """
+    from ..filekind import expect_data
+
     file = str(path)
-    data = top_level(load_yaml(path), file=file, allowed=TOP, what="calibration",
-                     expect="a calibration section and overrides")
-    if data.get("version", 1) != 1:
-        raise SchemaError(f"unsupported calibration version {data['version']!r} (expected 1)", file=file,
-                          field="version")
+    raw = load_yaml(path)
+    expect_data(raw, file, "calibration", fits=TOP)  # a scenario or catalog file is named as such
+    data = top_level(raw, file=file, allowed=TOP, what="calibration", expect="a calibration section and overrides")
     clients = s.clients
     if data.get("clients") is not None:
         if not isinstance(data["clients"], dict):
@@ -143,7 +143,7 @@ def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
     if not isinstance(given, dict):
         raise SchemaError("expected a mapping of volume name to overrides", file=file, field="volumes")
     for name, raw in given.items():
-        name = str(name)
+        name = name_text(name, file=file, field=f"volumes.{name}", what="volume name")
         if name not in volumes:
             raise UnknownIdError(f"volume of {s.file}", name, volumes, file=file, field=f"volumes.{name}")
         if not isinstance(raw, dict):

@@ -34,7 +34,7 @@ from typing import Any
 import pydantic
 
 from ..errors import InputError, SchemaError, nearest
-from ..schema import load_yaml, parse_yaml, validate
+from ..schema import load_yaml, name_text, parse_yaml, validate
 from .catalog import SECTIONS, Catalog
 from .defaults import Defaults
 from .row import PRICE_FIELDS, Row, Sourced
@@ -72,9 +72,13 @@ def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:
     if not files:
         return bundled_catalog()
     draft = pickle.loads(_bundled_state()[0])  # a fresh copy of the merged bundled rows
+    from ..filekind import expect_data
+
     for path in files:
         name = str(path)
-        _merge_file(draft, load_yaml(path), name)
+        data = load_yaml(path)
+        expect_data(data, name, "catalog", fits=TOP_LEVEL)  # a scenario or requirements file is named as such
+        _merge_file(draft, data, name)
     return _build(draft)
 
 
@@ -142,7 +146,7 @@ def _merge_file(draft: _Draft, data: Any, file: str) -> None:
     for key, value in data.items():
         section = str(key)
         if section == "version":
-            if value != 1:
+            if value != 1 or isinstance(value, bool):
                 raise SchemaError(f"unsupported catalog version {value!r} (expected 1)", file=file, field="version")
         elif section == "defaults":
             if not isinstance(value, dict):
@@ -155,7 +159,8 @@ def _merge_file(draft: _Draft, data: Any, file: str) -> None:
             if not isinstance(value, dict):
                 raise SchemaError(f"expected a mapping of id to fields, got {_kind(value)}", file=file, field=section)
             for ident, row in value.items():
-                _merge_entry(draft, section, str(ident), row, file)
+                _merge_entry(draft, section, name_text(ident, file=file, field=f"{section}.{ident}", what="catalog id"),
+                             row, file)
         else:
             hint = nearest(section, TOP_LEVEL, n=1)
             text = f"; did you mean {hint[0]!r}?" if hint else f" (sections: {', '.join(TOP_LEVEL)})"

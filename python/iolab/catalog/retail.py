@@ -89,13 +89,10 @@ def _check_item(item: Any, file: str, index: int) -> dict[str, Any]:
 
 
 def _load_page(path: Path) -> list[Any]:
+    from ..inputs import read_text
+
     name = str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise SchemaError("no such file", file=name) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SchemaError(f"cannot read: {e}", file=name) from None
+    text = read_text(path, what="price page")  # a regular file of bounded size, UTF-8
     try:
         page = json.loads(text)
     except json.JSONDecodeError as e:

@@ -18,6 +18,7 @@ import typer
 from ..errors import InputError, RunError
 from ..filekind import expect
 from ..traps import flag_traps, jobfile_traps, traps_of, unique
+from .pairing import refuse_alone
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 from .interrupts import Interrupted, interrupts_raise
 
@@ -64,7 +65,9 @@ def run(
                                               "bs=, rwmixread=); several make a product.", show_default=False),
     latency_target: Optional[str] = typer.Option(None, "--latency-target", metavar="T", help="Knee: the highest IOPS whose "
                                                  "latency at --latency-percentile meets this (e.g. 2ms)."),
-    latency_percentile: float = typer.Option(99.0, "--latency-percentile", metavar="P", help="50, 90, 99, 99.9 or 99.99."),
+    latency_percentile: Optional[float] = typer.Option(None, "--latency-percentile", metavar="P", help="The percentile "
+                                                       "--latency-target bounds: 50, 90, 99 (default), 99.9 or 99.99.",
+                                                       show_default=False),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE", help="With --sweep: draw latency against IOPS (.png/.svg)."),
     client: Optional[list[str]] = typer.Option(None, "--client", metavar="HOST[:PORT]", help="Run on this fio server, HOST[:PORT] "
                                                "(repeatable).", show_default=False),
@@ -94,6 +97,8 @@ def run(
         check_plot_path(plot)
     if source is not None:
         expect(source, ("scenario", "fio-jobs"))
+    if source is None:
+        refuse_alone("--volume", volume, "with a scenario file (the scenario volume --target stands for)")
     jobs, scenario = load_jobs(source, catalog or [], volume)
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}
@@ -107,6 +112,9 @@ def run(
         check_clients(scenario, len(hosts) or 1, remote=bool(hosts))
     axes = parse_axes(sweep or [])
     target_s = duration_option(latency_target, "--latency-target", positive=True)
+    if target_s is None:
+        refuse_alone("--latency-percentile", latency_percentile, "with --latency-target T (the percentile it bounds)")
+    latency_percentile = 99.0 if latency_percentile is None else latency_percentile
     if target_s is not None:
         if not axes:
             raise InputError("a latency target picks a sweep's knee: add --sweep", field="--latency-target")

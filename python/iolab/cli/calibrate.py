@@ -10,6 +10,7 @@ import typer
 
 from ..errors import InputError
 from .bench import DB_OPTION
+from .pairing import refuse_alone
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
 
 
@@ -64,18 +65,29 @@ def calibrate(
 
     run_ids = parse_ids(runs, "--runs")
     held = parse_ids(validate, "--validate")
+    from ..bench.store import refuse_repeats
+
+    refuse_repeats(run_ids, "--runs")
+    refuse_repeats(held, "--validate")
     if bool(run_ids) == (sweep is not None):
         raise InputError("give the runs to fit: --runs ID... or --sweep ID (one of them)", field="--runs")
     if output is not None:
         check_output(output, force=force)
+    else:
+        refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
     s = load_scenario(scenario, catalog or ())
     store = _open(db)
     with store:
         if sweep is not None:
             store.sweep(sweep)
             run_ids = sorted(r.run_id for r in store.summaries(sweep_id=sweep))
-        records = [store.load(i) for i in run_ids]
-        held_records = [store.load(i) for i in held]
+        both = sorted(set(run_ids) & set(held))
+        if both:  # a held-out run must not be fitted to: it would check the fit against itself
+            raise InputError(f"run {both[0]} is both fitted to ({'--sweep' if sweep is not None else '--runs'}) "
+                             "and held out: held-out runs are predicted after the fit, not fitted to",
+                             field="--validate")
+        records = [store.load(i, "--runs") for i in run_ids]
+        held_records = [store.load(i, "--validate") for i in held]
         path = str(store.path)
     obs, notes = observations(records, s)
     held_obs, held_notes = observations(held_records, s)

@@ -96,9 +96,12 @@ def import_prices(
     """
     from ..errors import InputError
     from .catalog_import import import_prices as run_import
+    from .pairing import refuse_alone
 
     if json_ and output is None:
         raise InputError("--json prints the summary: give -o OUT for the catalog file", field="--json")
+    if output is None:
+        refuse_alone("--force", force, "with -o OUT (it replaces an existing one)")
     summary = run_import(files, output=output, force=force, region=region, catalog=list(catalog or ()))
     if json_:
         print_json(summary)

@@ -13,6 +13,7 @@ from rich.table import Table
 from ..errors import SchemaError
 from ..units import format_duration, format_ops, format_rate, format_size, parse_duration
 from .bench import DB_OPTION
+from .pairing import refuse_alone
 from .common import JSON_OPTION, console, err_console, print_json
 
 
@@ -21,6 +22,7 @@ def characterize(
                                                  show_default=False, metavar="[FILE...]"),
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
                                           help="Write the requirements file here (for iolab plan)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     percentile: float = typer.Option(95.0, "--percentile", min=1.0, max=100.0, metavar="P",
                                      help="The percentile of the combined load to size on."),
     comfort: float = typer.Option(1.3, "--comfort", min=0.1, max=100.0, metavar="F",
@@ -32,7 +34,8 @@ def characterize(
                                                 "reports of files without times.", show_default=False),
     live: Optional[str] = typer.Option(None, "--live", metavar="DEVICE|MOUNT",
                                        help="Sample this block device or mount point now instead of files."),
-    duration: str = typer.Option("10m", "--duration", metavar="DURATION", help="How long --live samples."),
+    duration: Optional[str] = typer.Option(None, "--duration", metavar="DURATION", help="How long --live samples "
+                                           "(default 10m).", show_default=False),
     plot: Optional[Path] = typer.Option(None, "--plot", metavar="FILE",
                                         help="Draw the time series (.png or .svg)."),
     db: Optional[Path] = DB_OPTION,
@@ -49,13 +52,18 @@ def characterize(
     step = _duration(interval, "--interval") if interval is not None else None
     if plot is not None:
         check_plot_path(plot)
-    if output is not None and not (output.parent if str(output.parent) else Path(".")).is_dir():
-        raise SchemaError(f"directory {str(output.parent)!r} does not exist", field="--output")
+    if output is not None:
+        from ..report.output import check_output
+
+        check_output(output, force=force)
+    else:
+        refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")
-        trace = _live(live, _duration(duration, "--duration"), step or 5.0, quiet=json_)
+        trace = _live(live, _duration(duration or "10m", "--duration"), step or 5.0, quiet=json_)
     else:
+        refuse_alone("--duration", duration, "with --live (how long it samples)")
         if not files:
             raise SchemaError("give one or more telemetry files (or --live DEVICE|MOUNT)", field="FILE")
         trace = read_files(list(files), interval=step)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..scenario import Scenario
 
+from ..traps import jobfile_traps as traps_of_jobfile
 from ..traps import traps_of
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json, warn
 
@@ -66,11 +67,14 @@ def check(
         from ..fio import parse_jobfile
         from ..fio.summary import summary
 
-        doc = summary(parse_jobfile(text, source=str(file)), str(file))
+        parsed = parse_jobfile(text, source=str(file))
+        doc = summary(parsed, str(file))
+        doc["warnings"] = warn(traps_of_jobfile(file, parsed))
         if json_:
             print_json(doc)
             return
-        console.print(f"[green]ok[/] {file}: a valid {doc['kind']} with {len(doc['jobs'])} jobs")
+        n = len(doc["jobs"])
+        console.print(f"[green]ok[/] {file}: a valid {doc['kind']} with {n} job{'' if n == 1 else 's'}")
         for j in doc["jobs"]:
             console.print(f"job {j['name']}: {j['rw']}, {format_size(j['bs'])}, {j['ioengine']}, "
                           f"{j['outstanding']} in flight" + ("" if j["storage_io"] else " (no storage IO)"),

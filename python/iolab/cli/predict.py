@@ -42,7 +42,7 @@ def parse_sweep(text: str) -> tuple[str, list[int]]:
 
     name, sep, values = text.partition("=")
     if not sep or name not in SWEEPABLE:
-        raise SchemaError(f"expected {' or '.join(SWEEPABLE)}=V1,V2,... (got {text!r})", field="--sweep")
+        raise SchemaError(f"expected {' or '.join(f'{n}=V1,V2,...' for n in SWEEPABLE)} (got {text!r})", field="--sweep")
     try:
         out = [int(v) for v in values.split(",") if v.strip()]
     except ValueError:

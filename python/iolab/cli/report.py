@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from .bench import DB_OPTION
+from .pairing import refuse_alone
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, print_json
 
 
@@ -19,7 +20,8 @@ def report(
     output: Path = typer.Option(..., "--output", "-o", metavar="FILE", help="The HTML file to write."),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     db: Optional[Path] = DB_OPTION,
-    top: int = typer.Option(5, "--top", min=1, max=100, help="plan: how many configurations to rank."),
+    top: Optional[int] = typer.Option(None, "--top", min=1, max=100, help="plan: how many configurations to rank "
+                                      "(default 5).", show_default=False),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     calibration: Optional[Path] = CALIBRATION_OPTION,
     json_: bool = JSON_OPTION,
@@ -28,8 +30,17 @@ def report(
     from .. import __version__
     from ..report import build, check_output, write_output
 
+    from ..report.build import KINDS
+
+    if kind in KINDS:  # an unknown kind is refused as such first
+        if kind != "plan":
+            refuse_alone("--top", top, "to plan reports")
+        if kind != "predict":
+            refuse_alone("--calibration", calibration, "to predict reports")
+        if kind not in ("predict", "plan"):
+            refuse_alone("--catalog", catalog, "to predict and plan reports")
     check_output(output, force=force)
-    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top)
+    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top or 5)
     text = page.html(__version__)
     write_output(output, text, force=force)
     if json_:

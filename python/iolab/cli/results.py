@@ -49,9 +49,13 @@ def list_(
     from ..units import format_duration, format_ops, format_rate
 
     store = _open(db, must_exist=False)
-    runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
-    if store is not None:
-        store.close()
+    try:
+        if store is not None and sweep is not None:
+            store.sweep(sweep)
+        runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
+    finally:
+        if store is not None:
+            store.close()
     if json_:
         print_json({"runs": [r.to_json() for r in runs]})
         return
@@ -125,6 +129,9 @@ def export(
     store = _open(db)
     assert store is not None
     with store:
+        from ..bench.store import refuse_repeats
+
+        refuse_repeats(run_ids or [], "ID")
         ids = list(run_ids or store.ids())
         records = [store.load(i) for i in ids]  # unknown ids fail before any output
         if json_:

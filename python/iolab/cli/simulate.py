@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from pathlib import Path
@@ -128,7 +129,8 @@ def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show
     for name, s in rows:
         lat = s.latency.to_json()
         t.add_row(name, f"{s.iops:,.0f}", f"{s.bandwidth / 1e6:,.1f}",
-                  *(f"{lat[k] * 1e3:.4g}" if lat.get(k) is not None else "-" for k in PERCENTILES))
+                  *(f"{lat[k] * 1e3:.4g}" if lat.get(k) is not None and math.isfinite(lat[k]) else "-"
+                    for k in PERCENTILES))
     console.print(t)
     loads = cap_loads(network, sim)
     used = bursts(network, sim, loads)
@@ -231,10 +233,17 @@ def simulate(
         else:
             sim = run_simulation(network, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=ivl,
                                  replications=replications, cancel=cancel)
+    if sim.ios == 0:
+        from ..traps import Trap
+
+        warnings += warn([Trap("no IO completed in the measured time, so there is no latency to report "
+                               "(null in JSON, - in tables): give a longer --duration, or --ios", str(scenario),
+                               "--duration" if dur is not None else None)])
     if plot is not None:
         lat = sim.total.latency.to_json()
         simulation_charts(plot, title=f"{scenario.name}: simulated latency",
-                          percentiles=[(k, lat[k]) for k in PERCENTILES if lat.get(k) is not None],
+                          percentiles=[(k, lat[k]) for k in PERCENTILES if lat.get(k) is not None
+                                       and math.isfinite(lat[k])],
                           series=[(p.t, p.iops) for p in sim.series],
                           credits=[(c.resource, [(p.t, p.ops if p.ops is not None else (p.bytes or 0.0))
                                                  for p in c.series]) for c in sim.credits])

@@ -98,9 +98,18 @@ def _tidy(command: Any) -> None:
     for p in getattr(command, "params", []):
         if getattr(p, "param_type_name", "") == "argument":  # FILE, ID... in the help's table too
             p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")
+            if p.nargs != 1 and hasattr(p, "display_type"):  # FILE... <path>, not FILE... <list[Path]>
+                p.display_type = types.MethodType(_element_type(p.display_type), p)
     command.context_settings.setdefault("help_option_names", HELP_OPTIONS)
     for sub in getattr(command, "commands", {}).values():
         _tidy(sub)
+
+
+def _element_type(display_type: Any) -> Any:
+    """A repeated argument's type label as its elements' (``<path>``, ``<int>``)."""
+    def shown(self: Any, ctx: Any) -> str:
+        return re.sub(r"^<list\[(\w+)\]>$", lambda m: f"<{m.group(1).lower()}>", display_type(ctx))
+    return shown
 
 
 def build(app: typer.Typer) -> Any:

@@ -271,6 +271,19 @@ _TIME = {"": (1, 1), "s": (1, 1), "sec": (1, 1), "ms": (1, 1000), "msec": (1, 10
          "usec": (1, 10**6), "m": (60, 1), "min": (60, 1), "h": (3600, 1), "d": (86400, 1)}
 
 
+def _whole_hint(text: str, kb_base: int = 1024) -> str:
+    """The same amount as a whole number in the next smaller unit (``1.5k`` is ``1536``,
+    ``1.5m`` is ``1536k``), or nothing when there is none."""
+    m = re.match(r"^(\d+\.\d+)\s*([kmgtp])", text, re.IGNORECASE)
+    if not m:
+        return ""
+    amount = float(m.group(1)) * kb_base
+    if not amount.is_integer():
+        return ""
+    smaller = "kmgtp"[max(0, "kmgtp".index(m.group(2).lower()) - 1)] if m.group(2).lower() != "k" else ""
+    return f": {int(amount)}{smaller} is the same amount"
+
+
 def parse_fio_int(text: str, kb_base: int = 1024) -> int:
     """Read a fio integer with an optional unit suffix, as fio does (see the module text).
 
@@ -288,7 +301,7 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
     if not m:
         if re.match(r"^\d+\.\d", text):
             raise UnitError(f"{raw!r}: fio reads no fractions here (it would take {text.split('.')[0]}); "
-                            "write a whole number such as 1536 or 1536k")
+                            f"write a whole number{_whole_hint(text, kb_base)}")
         raise UnitError(f"{raw!r} is not a fio integer/size (examples: 4096, 4k, 1m, 4KiB, 0x1000)")
     num = int(m.group("num"), 0)
     suffix = m.group("suffix").lower()

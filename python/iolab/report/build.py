@@ -17,12 +17,9 @@ KINDS = ("run", "sweep", "predict", "plan", "characterize", "calibration")
 
 
 def _json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SchemaError("file not found", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise SchemaError(f"cannot read the file ({getattr(e, 'strerror', None) or e})", file=str(path)) from None
+    from ..inputs import read_text
+
+    text = read_text(path)  # a regular file of bounded size (never /dev/zero or a FIFO), UTF-8
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -39,6 +36,9 @@ def _ids(items: Sequence[str], kind: str) -> list[int]:
         if not item.isdigit():
             raise InputError(f"expected a {kind} id (a whole number), got {item!r}", field="ITEM")
         out.append(int(item))
+    from ..bench.store import refuse_repeats
+
+    refuse_repeats(out, "ITEM", kind)
     return out
 
 
@@ -58,10 +58,10 @@ def _runs(kind: str, items: Sequence[str], db: Path | None) -> list[Section]:
     ids = _ids(items, kind)
     with _store(db) as store:
         if kind == "run":
-            return [run_section(store.load(i)) for i in ids]
+            return [run_section(store.load(i, "ITEM")) for i in ids]
         out = []
         for i in ids:
-            info = store.sweep(i)
+            info = store.sweep(i, field="ITEM")
             records = [store.load(s.run_id) for s in sorted(store.summaries(sweep_id=i), key=lambda s: s.run_id)]
             out.append(sweep_section(info, records))
         return out
@@ -100,8 +100,10 @@ def _plan(path: Path, catalog: Sequence[Path], top: int) -> Section:
         if "candidates" not in doc:
             raise SchemaError("expected the output of iolab plan --json (candidates, ...)", file=str(path))
         return plan_section(doc, title=f"Plan: {path.name}")
+    from ..filekind import expect
     from ..plan import load_requirements, plan
 
+    expect(path, "requirements")
     req = load_requirements(path, catalog)
     return plan_section(plan(req, top=top).to_json(), title=f"Plan: {path.name}",
                         asked=path.read_text(encoding="utf-8"))

@@ -9,7 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..inputs import read_bytes
 from .model import Sample, Trace, bad
+
+#: the largest telemetry file read (bytes): a week of 5-second iostat reports of a few dozen
+#: devices fits many times over; a device or FIFO is refused before it is opened.
+MAX_TELEMETRY_BYTES = 1024**3
 
 __all__ = ["FORMATS", "read_files", "detect", "Sample", "Trace"]
 
@@ -80,10 +85,7 @@ def read_files(paths: list[str | Path], *, interval: float | None = None) -> Tra
     per_file: list[tuple[str, list[Sample]]] = []
     for p in paths:
         path = str(p)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as e:
-            raise bad(path, None, f"cannot read: {e.strerror or e}") from None
+        data = read_bytes(path, what="telemetry file", limit=MAX_TELEMETRY_BYTES)  # never /dev/zero or a FIFO
         kind, parsed = detect(path, data)
         if isinstance(parsed, str) and not parsed.endswith(("\n", "\r")):
             raise bad(path, parsed.count("\n") + 1, "the last line has no line end: the file was cut short "
@@ -122,5 +124,7 @@ def read_files(paths: list[str | Path], *, interval: float | None = None) -> Tra
         trace.samples.extend(replace(smp, device=f"{Path(path).name}:{smp.device}") if smp.device in clash else smp
                              for smp in got)
     if not trace.samples:
-        raise bad(str(paths[0]) if paths else "-", None, "no samples: at least two reports or snapshots are needed")
+        left_out = [n for n in trace.notes if " is left out: " in n]
+        why = f" ({left_out[-1]})" if left_out else ""
+        raise bad(str(paths[0]) if paths else "-", None, f"no samples: at least two reports or snapshots are needed{why}")
     return trace

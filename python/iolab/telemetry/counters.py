@@ -119,31 +119,44 @@ def parse_mountstats(lines: list[tuple[int, str]], file: str) -> dict[str, NfsCo
     return out
 
 
-def _wrap(d: int) -> int:
-    """A counter difference, allowing for one 32-bit wrap (older kernels)."""
-    return d + 2**32 if d < 0 else d
+class Backwards(ValueError):
+    """A counter that went backwards between two snapshots: the device or mount was reset
+    (a reboot, a remount) or a snapshot is damaged; that interval has no figures."""
+
+
+def _delta(a: int, b: int) -> int:
+    """How far a counter moved from `a` to `b`: one 32-bit wrap is allowed (a 32-bit kernel's
+    counter in its upper half coming round); any other step back raises :class:`Backwards`."""
+    if b >= a:
+        return b - a
+    if 2**31 <= a < 2**32 and b < 2**31:
+        return b + 2**32 - a
+    raise Backwards(f"a counter went backwards ({a} to {b})")
 
 
 def disk_sample(a: DiskCounters, b: DiskCounters, dt: float, t: float) -> Sample:
-    reads, writes = _wrap(b.reads - a.reads), _wrap(b.writes - a.writes)
+    """The sample between two diskstats readings; Backwards when a counter was reset."""
+    reads, writes = _delta(a.reads, b.reads), _delta(a.writes, b.writes)
     return Sample(
         t, dt, b.name, reads / dt, writes / dt,
-        _wrap(b.read_sectors - a.read_sectors) * 512 / dt, _wrap(b.write_sectors - a.write_sectors) * 512 / dt,
-        _wrap(b.read_ms - a.read_ms) / reads / 1000 if reads else None,
-        _wrap(b.write_ms - a.write_ms) / writes / 1000 if writes else None,
-        _wrap(b.weighted_ms - a.weighted_ms) / 1000 / dt, min(1.0, _wrap(b.io_ms - a.io_ms) / 1000 / dt))
+        _delta(a.read_sectors, b.read_sectors) * 512 / dt, _delta(a.write_sectors, b.write_sectors) * 512 / dt,
+        _delta(a.read_ms, b.read_ms) / reads / 1000 if reads else None,
+        _delta(a.write_ms, b.write_ms) / writes / 1000 if writes else None,
+        _delta(a.weighted_ms, b.weighted_ms) / 1000 / dt, min(1.0, _delta(a.io_ms, b.io_ms) / 1000 / dt))
 
 
 def nfs_sample(a: NfsCounters, b: NfsCounters, dt: float, t: float) -> Sample:
+    """The sample between two mountstats readings; Backwards when a counter was reset (or a
+    snapshot lost the READ or WRITE line)."""
     zero = [0] * 8
     ra, rb = a.ops.get("READ", zero), b.ops.get("READ", zero)
     wa, wb = a.ops.get("WRITE", zero), b.ops.get("WRITE", zero)
-    reads, writes = rb[0] - ra[0], wb[0] - wa[0]
+    reads, writes = _delta(ra[0], rb[0]), _delta(wa[0], wb[0])
     execute = sum(v[7] for v in b.ops.values()) - sum(v[7] for v in a.ops.values())
     return Sample(
-        t, dt, b.mount_point, reads / dt, writes / dt, (rb[4] - ra[4]) / dt, (wb[3] - wa[3]) / dt,
-        (rb[7] - ra[7]) / reads / 1000 if reads > 0 else None,
-        (wb[7] - wa[7]) / writes / 1000 if writes > 0 else None,
+        t, dt, b.mount_point, reads / dt, writes / dt, _delta(ra[4], rb[4]) / dt, _delta(wa[3], wb[3]) / dt,
+        _delta(ra[7], rb[7]) / reads / 1000 if reads > 0 else None,
+        _delta(wa[7], wb[7]) / writes / 1000 if writes > 0 else None,
         max(0.0, execute) / 1000 / dt, None, max(0, b.sends - a.sends) / dt)
 
 
@@ -175,7 +188,11 @@ def read_snapshots(text: str, file: str, trace: Trace, kind: str) -> list[Sample
             if ca is None:
                 continue
             sample = disk_sample if kind == "diskstats" else nfs_sample
-            out.append(sample(ca, cb, dt, tb))  # type: ignore[operator, arg-type]
+            try:
+                out.append(sample(ca, cb, dt, tb))  # type: ignore[operator, arg-type]
+            except Backwards as e:
+                trace.notes.append(f"{file}: {name}: the interval ending at line {nb} is left out: {e} (a reboot "
+                                   "or remount between snapshots, or a damaged snapshot)")
     if kind == "mountstats":
         last = parsed[-1][2]
         for c in last.values():

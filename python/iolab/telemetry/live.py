@@ -9,10 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InputError, SchemaError
-from .counters import disk_sample, nfs_sample, parse_diskstats, parse_mountstats
+from .counters import Backwards, disk_sample, nfs_sample, parse_diskstats, parse_mountstats
 from .model import Sample, Trace
 
-__all__ = ["Target", "resolve_target", "sample_live"]
+__all__ = ["ALL", "Target", "resolve_target", "sample_live"]
+
+#: ``--live all``: every block device in /proc/diskstats, combined as telemetry files are
+#: (whole disks; partitions, device-mapper and loop devices keep their own figures).
+ALL = "all"
 
 
 class Target:
@@ -40,7 +44,7 @@ def resolve_target(spec: str, proc: Path = Path("/proc")) -> Target:
     block device) to a :class:`Target`."""
     name = spec[5:] if spec.startswith("/dev/") else spec
     disks = parse_diskstats(list(enumerate((proc / "diskstats").read_text().splitlines(), 1)), str(proc / "diskstats"))
-    if name in disks:
+    if name in disks or spec == ALL:
         return Target("disk", name, proc)
     if spec.startswith("/dev/"):
         real = os.path.realpath(spec)
@@ -60,7 +64,8 @@ def resolve_target(spec: str, proc: Path = Path("/proc")) -> Target:
                 if len(d) > 3 and f"{d[0]}:{d[1]}" == majmin:
                     return Target("disk", d[2], proc)
     raise SchemaError(f"{spec!r} is neither a block device in /proc/diskstats nor an NFS or block-device mount "
-                      f"(devices: {', '.join(sorted(disks)[:12])})", field="--live")
+                      f"(an overlay or tmpfs has no device of its own: name a device, or '{ALL}' for every one; "
+                      f"devices: {', '.join(sorted(disks)[:12])})", field="--live")
 
 
 def sample_live(target: Target, *, duration: float, interval: float, trace: Trace,
@@ -75,13 +80,19 @@ def sample_live(target: Target, *, duration: float, interval: float, trace: Trac
             sleep(max(0.0, min(interval, end - clock())))
             after, t_after = target.read(), clock()
             dt = t_after - t_before
-            a, b = before.get(target.name), after.get(target.name)
-            if a is None or b is None:
-                raise InputError(f"{target.name} disappeared from {target.file}", field="--live")
-            if dt > 0:
-                s = disk_sample(a, b, dt, t_after) if target.kind == "disk" else nfs_sample(a, b, dt, t_after)
-                out.append(s)
-                on_sample(s)
+            names = [n for n in before if n in after] if target.name == ALL else [target.name]
+            for name in names:
+                a, b = before.get(name), after.get(name)
+                if a is None or b is None:
+                    raise InputError(f"{name} disappeared from {target.file}", field="--live")
+                if dt > 0:
+                    try:
+                        s = disk_sample(a, b, dt, t_after) if target.kind == "disk" else nfs_sample(a, b, dt, t_after)
+                    except Backwards as e:
+                        trace.notes.append(f"{name}: one interval left out: {e} (reset or remounted)")
+                        continue
+                    out.append(s)
+                    on_sample(s)
             before, t_before = after, t_after
     except KeyboardInterrupt:
         trace.notes.append(f"stopped by Ctrl-C after {len(out)} samples")
