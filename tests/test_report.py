@@ -246,7 +246,9 @@ class Proxy:
             with conn:
                 conn.settimeout(5)
                 try:
-                    self.requests.append(conn.recv(4096).decode("latin-1").split("\r\n", 1)[0])
+                    line = conn.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+                    if line:  # a socket opened ahead of use and closed unused asks for nothing
+                        self.requests.append(line)
                     conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 except OSError:
                     pass
