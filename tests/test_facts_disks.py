@@ -189,3 +189,162 @@ def test_catalog_figures(entries):
             wrong.append(f"{eid} {field}: published {want}, catalog {got}")
     assert not wrong, "\n".join(wrong)
     assert len(CATALOG) > 400
+
+
+# --- predictions: small scenarios against published figures --------------------------------
+
+R8K = "rw: randread, bs: 8k, iodepth: 256"
+SEQ1M = "rw: read, bs: 1m, iodepth: 64"
+
+
+def _scenario(vm: str | None, disks: str, job: str) -> str:
+    client = f"clients: {{vm: {vm}}}\n" if vm else ""
+    return (f"version: 1\n{client}volumes:\n  data:\n    disks: [{disks}]\n"
+            f"jobs:\n  - {{name: j, ioengine: libaio, direct: 1, {job}}}\n")
+
+
+# (VM or None, disks, job, JSON key ("burst.iops": the burst phase), published value, tolerance)
+PREDICT = [
+    # GUIDE: VM and disk limits are independent, the lower one wins
+    ("Standard_DS4", "{sku: P30, count: 2}", SEQ1M, "bandwidth", 256 * MB, TOL),  # DS4: 256 MB/s
+    ("Standard_DS13", "{sku: P30, count: 8}", R8K, "iops", 25600, TOL),  # DS13: 25,600 IOPS
+    ("Standard_DS14", "{sku: P30, count: 4}", SEQ1M, "bandwidth", 512 * MB, TOL),  # DS14: 512 MB/s
+    ("Standard_GS5", "{sku: P30, count: 20}", R8K, "iops", 80000, TOL),  # GS5: 80,000 IOPS
+    ("Standard_GS5", "{sku: P30, count: 16}", SEQ1M, "bandwidth", 2000 * MB, TOL),  # GS5: 2,000 MB/s
+    (None, "{sku: S30}", R8K, "iops", 500, TOL),  # GUIDE: a standard 1 TB disk, 500 IOPS
+    (None, "{sku: E30}", R8K, "iops", 500, TOL),  # STD_SSD
+    # BURSTING: credit bursts (the burst phase), on-demand bursting (the steady state)
+    (None, "{sku: P10}", R8K, "burst.iops", 3500, TOL),
+    (None, "{sku: P10}", SEQ1M, "burst.bandwidth", 170 * MB, TOL),
+    (None, "{sku: P10}", R8K, "burst.duration", 1800, TOL),  # 30 min from a full bucket
+    (None, "{sku: E10}", R8K, "burst.iops", 600, TOL),
+    (None, "{sku: E30}", SEQ1M, "burst.bandwidth", 250 * MB, TOL),
+    (None, "{sku: P30, on_demand_bursting: true}", R8K, "iops", 30000, TOL),
+    (None, "{sku: P30, on_demand_bursting: true}", SEQ1M, "bandwidth", 1000 * MB, TOL),
+    # DSV3: VM-level credit burst of the uncached limit
+    ("Standard_D32s_v3", "{sku: P30, count: 16}", SEQ1M, "bandwidth", 768 * MB, TOL),
+    ("Standard_D32s_v3", "{sku: P30, count: 16}", SEQ1M, "burst.bandwidth", 1600 * MB, TOL),
+    ("Standard_D32s_v3", "{sku: P30, count: 16}", R8K, "burst.iops", 64000, TOL),
+    # PREMIUM: an IO over 256 KiB counts as several (1 MiB = 4) against the IOPS limit
+    (None, "{sku: P30, iops: 100, bandwidth: 1000MB/s}", SEQ1M, "iops", 25, TOL),
+    # GUIDE, DISKS_PERF: ReadOnly hits count against the VM's cached limit, not the disk's
+    ("Standard_DS14", "{sku: P30, caching: readonly}", R8K + ", numjobs: 4, size: 1g", "iops", 64000, TOL),
+    ("Standard_DS14", "{sku: P30, caching: readonly}", SEQ1M + ", size: 1g", "bandwidth", 512 * MB, TOL),
+    # DISKS_PERF: ReadOnly writes count against both limits (D8s_v3 uncached 12,800)
+    ("Standard_D8s_v3", "{sku: P30, count: 3, caching: readonly}", "rw: randwrite, bs: 8k, iodepth: 256",
+     "iops", 12800, TOL),
+    # GUIDE: data disks default to caching None, so a small working set still meets the disk's limit
+    ("Standard_D8s_v3", "{sku: P30}", R8K + ", size: 1g", "iops", 5000, TOL),
+    # PV2_ULTRA: free baseline 3,000 IOPS / 125 MB/s at any size; provisioned figures
+    (None, "{sku: premium-v2, size: 1GiB}", R8K, "iops", 3000, TOL),
+    (None, "{sku: premium-v2, size: 100GiB}", SEQ1M, "bandwidth", 125 * MB, TOL),
+    (None, "{sku: premium-v2, size: 8GiB, iops: 4000}", R8K, "iops", 4000, TOL),
+    (None, "{sku: premium-v2, size: 100GiB, iops: 3000, bandwidth: 750MB/s}", SEQ1M, "bandwidth", 750 * MB, TOL),
+    (None, "{sku: premium-v2, size: 200GiB, iops: 8000, bandwidth: 2000MB/s}", SEQ1M, "bandwidth", 2000 * MB, TOL),
+    (None, "{sku: ultra, size: 4GiB, iops: 4000, bandwidth: 1000MB/s}", SEQ1M, "bandwidth", 1000 * MB, TOL),
+    (None, "{sku: ultra, size: 16GiB, iops: 16000, bandwidth: 4000MB/s}", SEQ1M, "bandwidth", 4000 * MB, TOL),
+    (None, "{sku: ultra, size: 64GiB, iops: 64000, bandwidth: 10000MB/s}", SEQ1M, "bandwidth", 10000 * MB, TOL),
+    (None, "{sku: ultra, size: 512GiB, iops: 400000}", "rw: randread, bs: 4k, iodepth: 1024", "iops", 400000, TOL),
+]
+
+
+def _get(doc: dict, key: str):
+    for k in key.split("."):
+        doc = doc[k]
+    return doc
+
+
+@pytest.mark.parametrize("vm,disks,job,key,want,tol", PREDICT)
+def test_predicted_figure(iolab, tmp_path, vm, disks, job, key, want, tol):
+    path = tmp_path / "s.yaml"
+    path.write_text(_scenario(vm, disks, job))
+    r = iolab("predict", path, "--json")
+    assert r.code == 0, r.err
+    got = _get(r.json(), key)
+    assert got == pytest.approx(want, rel=tol), f"{vm} {disks} {job}: {key} {got}, published {want}"
+
+
+# (VM or None, disks, the rule named in the one-line error) — published limits iolab refuses to pass
+REFUSED = [
+    (None, "{sku: premium-v2, size: 8GiB, iops: 4001}", "premium-v2 iops"),  # PV2_ULTRA: 8 GiB allows 4,000
+    (None, "{sku: premium-v2, size: 6GiB, iops: 3001}", "premium-v2 iops"),  # 3,000 up to 6 GiB
+    (None, "{sku: premium-v2, size: 159GiB, iops: 80000}", "premium-v2 iops"),  # 80,000 needs 160 GiB
+    (None, "{sku: premium-v2, size: 100GiB, iops: 3000, bandwidth: 751MB/s}", "premium-v2 bandwidth"),
+    (None, "{sku: premium-v2, size: 100GiB, iops: 7999, bandwidth: 2000MB/s}", "premium-v2 bandwidth"),
+    (None, "{sku: ultra, size: 4GiB, iops: 4001}", "ultra iops"),  # 1,000 IOPS per GiB
+    (None, "{sku: ultra, size: 16GiB, iops: 16000, bandwidth: 4001MB/s}", "ultra bandwidth"),
+    (None, "{sku: ultra, size: 64GiB, iops: 64000, bandwidth: 10001MB/s}", "ultra bandwidth"),
+    (None, "{sku: ultra, size: 64GiB, iops: 99}", "ultra iops"),  # minimum 100
+    (None, "{sku: ultra, size: 3GiB}", "ultra size"),  # 4 GiB to 64 TiB
+    (None, "{sku: P20, on_demand_bursting: true}", "on-demand-bursting"),  # BURSTING: over 512 GiB only
+    ("Standard_DS14", "{sku: P50, caching: readonly}", "host-caching"),  # FAQ: under 4,096 GiB only
+    ("Standard_D32s_v5", "{sku: ultra, size: 64GiB, caching: readonly}", "host-caching"),
+    ("Standard_D32s_v5", "{sku: premium-v2, size: 64GiB, caching: readonly}", "host-caching"),
+    ("Standard_DS1", "{sku: P10, count: 5}", "max-data-disks"),  # PREV_GEN: DS1 takes 4
+    ("Standard_GS5", "{sku: P10, count: 65}", "max-data-disks"),  # GUIDE: GS stripes up to 64
+    ("Standard_D16_v4", "{sku: P10}", "premium-storage"),  # DV4: Premium Storage not supported
+]
+
+
+@pytest.mark.parametrize("vm,disks,rule", REFUSED)
+def test_published_limit_refused(iolab, tmp_path, vm, disks, rule):
+    path = tmp_path / "s.yaml"
+    path.write_text(_scenario(vm, disks, R8K))
+    r = iolab("predict", path, "--json")
+    assert r.code == 2, r.out
+    assert len(r.err.strip().splitlines()) == 1 and r.err.startswith(f"error: {path}: volumes")
+    assert f"rule: {rule}" in r.err
+
+
+def test_at_the_published_limits_accepted(iolab, tmp_path):
+    """The edge of each refused row above is accepted (DS14: 64 data disks today; the 2016 guide said 32)."""
+    for vm, disks in [(None, "{sku: premium-v2, size: 160GiB, iops: 80000}"),
+                      ("Standard_DS14", "{sku: P40, caching: readonly}"),
+                      ("Standard_DS14", "{sku: P10, count: 64}"),
+                      ("Standard_DS1", "{sku: P10, count: 4}")]:
+        path = tmp_path / "s.yaml"
+        path.write_text(_scenario(vm, disks, R8K))
+        r = iolab("predict", path, "--json")
+        assert r.code == 0, r.err
+
+
+def test_queue_depth_rules(iolab, tmp_path):
+    """GUIDE: 8-16 outstanding IOs per attached disk reach its limit, a stripe needs that times the
+    disks; a queue far beyond need only adds latency (Little's law: QD = IOPS x latency);
+    QD 1 leaves the disk idle between requests. Approximate: the guide gives a range."""
+    def predict(job, count=4):
+        path = tmp_path / "q.yaml"
+        path.write_text(_scenario(None, f"{{sku: P30, count: {count}}}", job))
+        r = iolab("predict", path, "--json")
+        assert r.code == 0, r.err
+        return r.json()
+
+    knee = predict("rw: randread, bs: 8k, iodepth: 1")
+    assert 8 <= knee["knee_outstanding"] / 4 <= 16
+    assert knee["iops"] < 0.1 * knee["max_iops"]
+    near, far = predict("rw: randread, bs: 8k, iodepth: 128"), predict("rw: randread, bs: 8k, iodepth: 512")
+    assert near["iops"] == pytest.approx(20000, rel=TOL) and far["iops"] == pytest.approx(20000, rel=TOL)
+    assert far["latency"]["mean"] == pytest.approx(512 / far["iops"], rel=0.01)
+    assert far["latency"]["mean"] > 3.5 * near["latency"]["mean"]
+
+
+def test_cached_and_uncached_limits_add_up(iolab, tmp_path):
+    """DISKS_PERF: a Standard_D8s_v3 (16,000 cached + 12,800 uncached IOPS) serves 25,000 IOPS from
+    three P30 with host caching and two without."""
+    path = tmp_path / "mixed.yaml"
+    path.write_text("""version: 1
+clients: {vm: Standard_D8s_v3}
+volumes:
+  uncached:
+    disks: [{sku: P30, count: 2, caching: none}]
+  cached:
+    disks: [{sku: P30, count: 3, caching: readonly}]
+jobs:
+  - {name: u, volume: uncached, rw: randread, bs: 8k, iodepth: 64, rate_iops: 10000, ioengine: libaio, direct: 1}
+  - {name: c, volume: cached, rw: randread, bs: 8k, iodepth: 64, rate_iops: 15000, size: 1g, ioengine: libaio, direct: 1}
+""")
+    r = iolab("predict", path, "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert doc["iops"] == pytest.approx(25000, rel=TOL)
+    assert doc["iops"] > 16000 and doc["iops"] > 12800  # more than either limit alone
