@@ -431,6 +431,15 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
     if vol.iops is not None and not level.provisioned:
         raise RuleViolation("provisioned", f"{level.id} has no provisioned IOPS: its IOPS follow its size", file=f,
                             field=f"{field}.iops")
+    # the pool's size first: the budget below is only defined for a pool in range
+    if vol.pool is not None:
+        if vol.pool < vol.size:
+            raise RuleViolation("pool-size", "a pool holds its volumes: pool must be at least the volume's size",
+                                file=f, field=f"{field}.pool")
+        plo, phi = level.pool_min_size, level.pool_max_size
+        if plo is not None and vol.pool < plo or phi is not None and vol.pool > phi:
+            raise RuleViolation("pool-size", f"{a(level.id)} pool is {format_size(plo)} to {format_size(phi)}",
+                                file=f, field=f"{field}.pool")
     if level.provisioned:
         for name, value, low, high, fmt in (
                 ("iops", vol.iops, level.min_iops, level.max_iops, lambda v: f"{v:,.0f} IOPS"),
@@ -461,18 +470,14 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
                                     f"{format_rate(budget, binary=True)} to assign; the volume asks "
                                     f"{format_rate(vol.throughput, binary=True)}", file=f,
                                     field=f"{field}.throughput")
-    if vol.pool is not None:
-        if vol.pool < vol.size:
-            raise RuleViolation("pool-size", "a pool holds its volumes: pool must be at least the volume's size",
-                                file=f, field=f"{field}.pool")
-        plo, phi = level.pool_min_size, level.pool_max_size
-        if plo is not None and vol.pool < plo or phi is not None and vol.pool > phi:
-            raise RuleViolation("pool-size", f"{a(level.id)} pool is {format_size(plo)} to {format_size(phi)}",
-                                file=f, field=f"{field}.pool")
     proto = cat.protocol(vol.protocol)
     if vol.nconnect is not None and vol.nconnect > proto.max_nconnect:
         raise RuleViolation("nconnect", f"at most {proto.max_nconnect} connections", file=f,
                             field=f"{field}.nconnect")
+    if vol.protocol == "smb3" and level.max_smb_channels and (vol.nconnect or proto.channels_per_nic or 1) \
+            > level.max_smb_channels:
+        raise RuleViolation("smb-channels", f"{level.id} takes at most {level.max_smb_channels} SMB multichannel "
+                            "channels per client", file=f, field=f"{field}.nconnect")
     if vol.session_slots is not None:
         if vol.protocol != "nfs4.1":
             raise RuleViolation("session-slots", "session slots exist in NFSv4.1 only", file=f,
