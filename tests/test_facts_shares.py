@@ -160,6 +160,9 @@ PREDICT = [
     # Flex custom performance: 64 MiBps and 1,024 IOPS by default [gcnv]
     ("gcnv flex-custom MiB/s", share("gcnv", "flex-custom", "10TiB"), SEQ, None, "bandwidth", 64 * MiB, TOL),
     ("gcnv flex-custom iops", share("gcnv", "flex-custom", "10TiB"), RND, None, "iops", 1024, TOL),
+    # ... provisioned up to 5 GiBps and 160k IOPS per pool [gcnv]
+    ("gcnv flex-custom 160k iops", share("gcnv", "flex-custom", "100TiB", throughput="5GiB/s", iops=160000), RND,
+     {"count": 16}, "iops", 160000, TOL),
     # Oracle on an Ultra volume, Direct NFS, SLOB-like 8 KiB random IO, 80 % reads [anf-oracle]:
     # an 8 TiB volume (1,024 MiB/s) capped Direct NFS
     ("oracle dnfs 8 TiB", {"service": "anf", "level": "ultra", "size": "8TiB", "protocol": "dnfs"},
@@ -198,6 +201,8 @@ REFUSED = [
     ("gcnv flex above 300 TiB", share("gcnv", "flex", "301TiB"), "volume-size", "size"),            # gcnv
     ("gcnv flex-custom above 5 GiBps", share("gcnv", "flex-custom", "10TiB", throughput="6GiB/s"), "provisioned",
      "throughput"),                                                                                   # gcnv
+    ("gcnv flex-custom above 160k IOPS", share("gcnv", "flex-custom", "100TiB", throughput="5GiB/s", iops=170000),
+     "provisioned", "iops"),                                                                          # gcnv
     ("gcnv large below 15 TiB", share("gcnv", "extreme", "14TiB", large=True), "large volume-size", "size"),  # gcnv
     ("nconnect above 16", share("anf", "ultra", "1TiB", nconnect=17), None, "nconnect"),            # anf-mount
     ("nfs4.1 above 180 session slots", share("anf", "ultra", "1TiB", protocol="nfs4.1", session_slots=181),
