@@ -337,3 +337,11 @@ def test_read_ahead_15_mib_lifts_buffered_reads(iolab, tmp_path):
     small = predict(iolab, tmp_path, vol, job, vm)["bandwidth"]
     large = predict(iolab, tmp_path, {**vol, "read_ahead_kb": 15360}, job, vm)["bandwidth"]
     assert large > 10 * small
+
+
+def test_littles_law_sizing_example(iolab, tmp_path):
+    """[anf-slots] Concurrency = ops/s × latency: 8 KiB IOs at 0.5 ms and 110,000 IOPS need 55 in
+    flight; 55 in flight on a lightly loaded Ultra volume give about 110,000 IOPS."""
+    doc = predict(iolab, tmp_path, share("anf", "ultra", "100TiB", nconnect=8),
+                  {"rw": "randread", "bs": "8k", "iodepth": 55, "numjobs": 1})
+    assert within(doc["iops"], 110_000, TOL) and doc["bottleneck"]["kind"] == "concurrency"
