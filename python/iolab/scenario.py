@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Callable, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -398,6 +398,13 @@ def resolve_disk(cat: Catalog, sku: str, *, file: str, field: str) -> DiskSku | 
     return cat.disk(sku)
 
 
+def _span(low: float | None, high: float | None, fmt: Callable[[float], str]) -> str:
+    """``low to high``, or ``at least low`` / ``at most high`` where one bound is not given."""
+    if low is not None and high is not None:
+        return f"{fmt(low)} to {fmt(high)}"
+    return f"at least {fmt(low)}" if low is not None else f"at most {fmt(high)}" if high is not None else "any"
+
+
 def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
     f, field = s.file, f"volumes.{name}"
     cat = s.catalog
@@ -431,14 +438,23 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
     if vol.iops is not None and not level.provisioned:
         raise RuleViolation("provisioned", f"{level.id} has no provisioned IOPS: its IOPS follow its size", file=f,
                             field=f"{field}.iops")
+    # the pool's size first: the budget below is only defined for a pool in range
+    if vol.pool is not None:
+        if vol.pool < vol.size:
+            raise RuleViolation("pool-size", "a pool holds its volumes: pool must be at least the volume's size",
+                                file=f, field=f"{field}.pool")
+        plo, phi = level.pool_min_size, level.pool_max_size
+        if plo is not None and vol.pool < plo or phi is not None and vol.pool > phi:
+            raise RuleViolation("pool-size", f"{a(level.id)} pool is {_span(plo, phi, format_size)}",
+                                file=f, field=f"{field}.pool")
     if level.provisioned:
         for name, value, low, high, fmt in (
                 ("iops", vol.iops, level.min_iops, level.max_iops, lambda v: f"{v:,.0f} IOPS"),
                 ("throughput", vol.throughput, level.volume_min_throughput, level.max_throughput,
                  lambda v: format_rate(v, binary=True))):
             if value is not None and (low is not None and value < low or high is not None and value > high):
-                raise RuleViolation("provisioned", f"a {level.id} share is provisioned with {fmt(low)} to "
-                                    f"{fmt(high)}; {fmt(value)} asked", file=f, field=f"{field}.{name}")
+                raise RuleViolation("provisioned", f"a {level.id} share is provisioned with {_span(low, high, fmt)}; "
+                                    f"{fmt(value)} asked", file=f, field=f"{field}.{name}")
     elif vol.throughput is not None:
         if not level.manual_qos:
             raise RuleViolation("manual-qos", f"{level.id} has no manual QoS: its throughput follows its size",
@@ -461,18 +477,14 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
                                     f"{format_rate(budget, binary=True)} to assign; the volume asks "
                                     f"{format_rate(vol.throughput, binary=True)}", file=f,
                                     field=f"{field}.throughput")
-    if vol.pool is not None:
-        if vol.pool < vol.size:
-            raise RuleViolation("pool-size", "a pool holds its volumes: pool must be at least the volume's size",
-                                file=f, field=f"{field}.pool")
-        plo, phi = level.pool_min_size, level.pool_max_size
-        if plo is not None and vol.pool < plo or phi is not None and vol.pool > phi:
-            raise RuleViolation("pool-size", f"{a(level.id)} pool is {format_size(plo)} to {format_size(phi)}",
-                                file=f, field=f"{field}.pool")
     proto = cat.protocol(vol.protocol)
     if vol.nconnect is not None and vol.nconnect > proto.max_nconnect:
         raise RuleViolation("nconnect", f"at most {proto.max_nconnect} connections", file=f,
                             field=f"{field}.nconnect")
+    if vol.protocol == "smb3" and level.max_smb_channels and (vol.nconnect or proto.channels_per_nic or 1) \
+            > level.max_smb_channels:
+        raise RuleViolation("smb-channels", f"{level.id} takes at most {level.max_smb_channels} SMB multichannel "
+                            "channels per client", file=f, field=f"{field}.nconnect")
     if vol.session_slots is not None:
         if vol.protocol != "nfs4.1":
             raise RuleViolation("session-slots", "session slots exist in NFSv4.1 only", file=f,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import Field, NonNegativeFloat, PositiveFloat, model_validator
+from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
 
 from ..errors import RuleViolation
 from ..schema import Duration, Fraction, Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
@@ -62,7 +62,9 @@ class ServiceLevel(Row):
 
     Sizes (bytes) must lie in ``min_size``..``max_size`` (a large volume:
     ``large_min_size``..``large_max_size``); the methods raise :class:`RuleViolation`
-    naming the rule otherwise. ``latency`` (seconds) is the unloaded service latency;
+    naming the rule otherwise. ``max_smb_channels``: the most SMB multichannel channels one
+    client may open to a share of this level (Azure Files: 4), where it is below the protocol's
+    ``max_nconnect``. ``latency`` (seconds) is the unloaded service latency;
     ``load_latency`` how it rises as the volume nears its quota (:class:`LoadLatency`).
     """
 
@@ -98,6 +100,7 @@ class ServiceLevel(Row):
     min_iops: PositiveOps | None = None
     burst_per_iops: PositiveFloat | None = None
     iops_per_mibps: PositiveFloat | None = None
+    max_smb_channels: PositiveInt | None = None
     latency: PositiveDuration
     load_latency: LoadLatency | None = None
     price_per_gib_month: NonNegativeFloat | None = None

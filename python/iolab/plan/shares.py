@@ -150,7 +150,10 @@ class _Family:
         self.req, self.wl, self.level, self.large = req, wl, level, large
         cat = req.catalog
         self.proto = proto = cat.protocol(proto_id)
-        counts = [c for c in (req.search.nconnect or NCONNECT) if c <= proto.max_nconnect]
+        most = proto.max_nconnect
+        if proto_id == "smb3" and level.max_smb_channels:
+            most = min(most, level.max_smb_channels)
+        counts = [c for c in (req.search.nconnect or NCONNECT) if c <= most]
         self.rows = [(vm, c) for vm in vms for c in counts]
         self.vm_ids = [vm for vm, _ in self.rows]
         self.count = np.array([c for _, c in self.rows], dtype=float)
