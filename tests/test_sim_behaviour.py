@@ -195,20 +195,36 @@ def test_replications_give_confidence_intervals():
     assert "confidence" not in simulate(net, ios=1000).to_json()
 
 
-def test_ramp_is_not_measured_and_background_is_not_in_latency():
-    net = Network(
+def write_back(population: int, rate: float | None) -> Network:
+    """Writes acknowledged after 1 ms (the host cache), flushed in the background to a disk
+    of 100 IOPS."""
+    return Network(
         resources=(Resource("fast", "cache", "vm-cache", delay=Delay("deterministic")),
                    Resource("flush", "disk", "disk", cap=Cap(ops_per_s=100))),
         classes=(Class("w", "j", "write", 1.0, 4096, (Visit("fast", 4096, 0.001),),
                        background=(Visit("flush", 4096),)),),
-        jobs=(Job("j", "j", 0, 1, 1 << 30),),
+        jobs=(Job("j", "j", 0, population, 1 << 30, rate=rate),),
     )
-    sim = simulate(net, duration=2.0, ramp=1.0)
+
+
+def test_ramp_is_not_measured_and_background_is_not_in_latency():
+    # 50 writes/s against a flush of 100/s: the cache never fills, the flush stays off the
+    # writes' path.
+    sim = simulate(write_back(1, 50.0), duration=4.0, ramp=1.0)
     assert sim.total.latency.max == pytest.approx(0.001)
-    assert within(sim.total.iops, 1000, 1e-3)
-    assert sim.duration == pytest.approx(2.0)
+    assert within(sim.total.iops, 50, 0.02)
+    assert sim.duration == pytest.approx(4.0)
     assert sim.read is None and sim.write is not None
-    # The flush cap is saturated by the background writes, off the IOs' path.
+    assert sim.resources[0].utilization == pytest.approx(0.5, abs=0.02)
+
+
+def test_steady_writes_wait_for_the_flush_once_the_cache_is_full():
+    # One write at a time acknowledged in 1 ms would run at 1000/s; the cache holds at most
+    # 256 unflushed writes, so past them the writes run at the flush's 100/s and each waits
+    # for a flush (10 ms).
+    sim = simulate(write_back(1, None), duration=5.0, ramp=3.0)
+    assert within(sim.total.iops, 100, 0.01)
+    assert sim.total.latency.mean == pytest.approx(0.01, rel=0.01)
     assert sim.resources[0].utilization == pytest.approx(1.0, abs=1e-3)
 
 

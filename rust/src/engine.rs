@@ -6,6 +6,7 @@
 //! simulation clock reaches `tl`, as an event in the event queue. Times are integer
 //! nanoseconds; every operation is deterministic, so a run is a pure function of its seed.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 
 use crate::cache::HostCache;
@@ -14,7 +15,7 @@ pub use crate::control::{Control, Limits, Stop};
 use crate::histogram::Histogram;
 use crate::input::Pick;
 use crate::load::LoadMeter;
-use crate::program::{DelayKind, Op, Program};
+use crate::program::{DelayKind, Op, Program, DIRTY_LIMIT};
 use crate::queue::EventQueue;
 use crate::rng::{Lognormals, Rng};
 use crate::series::Series;
@@ -47,6 +48,14 @@ struct Thread {
     lookup: u8,
     start: u64,
     tl: u64,
+}
+
+/// A host cache's unflushed writes: the background flushes under way, and the writes
+/// waiting for one of them to finish before they are acknowledged (first in, first out).
+#[derive(Debug, Clone, Default)]
+struct Dirty {
+    pending: u32,
+    parked: VecDeque<u32>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -95,6 +104,7 @@ pub struct Engine<'p> {
     series: Series,
     max_live: usize,
     meters: Vec<LoadMeter>,
+    dirty: Vec<Dirty>,
 }
 
 impl<'p> Engine<'p> {
@@ -122,6 +132,7 @@ impl<'p> Engine<'p> {
             max_live: MAX_LIVE
                 + 2 * p.jobs.iter().filter(|j| j.rate.is_none()).map(|j| j.population as usize).sum::<usize>(),
             meters: vec![LoadMeter::default(); p.loads.len()],
+            dirty: vec![Dirty::default(); p.dirties],
         }
     }
 
@@ -475,10 +486,28 @@ impl<'p> Engine<'p> {
                                 self.stack.push(th.parent);
                             }
                         }
-                        BACKGROUND => self.free.push(tid),
+                        BACKGROUND => {
+                            if tl > self.now {
+                                break;
+                            }
+                            self.free.push(tid);
+                            self.flushed(p, th.class);
+                        }
                         _ => {
                             if tl > self.now {
                                 break;
+                            }
+                            if let Some(d) = at(&p.classes, th.class as usize).dirty {
+                                let dirty = &mut self.dirty[d as usize];
+                                if dirty.pending >= DIRTY_LIMIT {
+                                    // The cache is full of unflushed writes: acknowledged
+                                    // when a flush completes (see `flushed`).
+                                    dirty.parked.push_back(tid);
+                                    let t = &mut self.threads[i];
+                                    t.pc = pc;
+                                    t.tl = tl;
+                                    return;
+                                }
                             }
                             if self.complete(p, tid, th) {
                                 // The thread is the job's next IO now: walk it on.
@@ -497,6 +526,20 @@ impl<'p> Engine<'p> {
         t.pc = pc;
         t.tl = tl;
         self.heap.push(tl, tid);
+    }
+
+    /// A background flush of class `class` has finished now: one unflushed write fewer, which
+    /// lets the oldest parked write (if any) complete.
+    fn flushed(&mut self, p: &Program, class: u32) {
+        let Some(d) = at(&p.classes, class as usize).dirty else { return };
+        let dirty = &mut self.dirty[d as usize];
+        dirty.pending -= 1;
+        if let Some(w) = dirty.parked.pop_front() {
+            let th = self.threads[w as usize];
+            if self.complete(p, w, th) {
+                self.stack.push(w); // the job's next IO, starting now
+            }
+        }
     }
 
     /// IO `tid` completes now. True when its thread has become its job's next IO (to walk
@@ -521,6 +564,9 @@ impl<'p> Engine<'p> {
             }
         }
         if let Some(pc) = class.background {
+            if let Some(d) = class.dirty {
+                self.dirty[d as usize].pending += 1;
+            }
             let bg = self.alloc(Thread {
                 pc,
                 parent: NONE,

@@ -36,6 +36,10 @@ impl std::error::Error for SimError {}
 pub const MAX_TRACKED_BLOCKS: u64 = 1 << 22;
 /// Most IOs a closed job may keep in flight (a larger population needs a `rate`).
 pub const MAX_CLOSED_POPULATION: u64 = 1_000_000;
+/// Most background flushes pending per host cache (an assumption: the cache holds at most
+/// this many unflushed writes). A write that finds them all pending is acknowledged only
+/// when one completes, so steady writes run at the flush path's rate.
+pub const DIRTY_LIMIT: u32 = 256;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Tank {
@@ -98,6 +102,10 @@ pub struct ClassDef {
     pub bytes: u64,
     pub route: u32,
     pub background: Option<u32>,
+    /// For a class with a background route: the index of its flush queue (its cache's,
+    /// or, without a cache, its job's: `caches.len() + job`), whose pending flushes
+    /// [`DIRTY_LIMIT`] bounds.
+    pub dirty: Option<u32>,
     /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit
     /// class. (A lookup whose other outcome has no class of its own takes this one.)
     pub lookup: Option<(u32, bool)>,
@@ -154,6 +162,8 @@ pub struct Program {
     pub loads: Vec<crate::load::LoadDef>,
     /// The sigma of each stream of lognormal delays.
     pub sigmas: Vec<f64>,
+    /// Flush queues (see [`ClassDef::dirty`]): one per cache, then one per job.
+    pub dirties: usize,
 }
 
 fn positive(v: Option<f64>, field: &str) -> Result<Option<f64>, SimError> {
@@ -320,6 +330,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             bytes: c.bytes,
             route,
             background,
+            dirty: background.map(|_| cache.unwrap_or(net.caches.len() as u32 + c.job as u32)),
             lookup: match (cache, c.outcome) {
                 (Some(ci), Some(o)) if c.direction == Direction::Read => Some((ci, o == Outcome::Hit)),
                 _ => None,
@@ -365,6 +376,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         jobs,
         groups,
         loads: routes.loads,
+        dirties: net.caches.len() + net.jobs.len(),
     };
 
     for (j, job) in net.jobs.iter().enumerate() {

@@ -230,3 +230,41 @@ fn a_run_where_nothing_can_happen_stops_as_stalled() {
     assert_eq!(r["stopped"], "stalled");
     assert_eq!(r["partial"], true);
 }
+
+/// Writes acknowledged by a fast cap (the host cache) whose flush runs in the background
+/// over a slower one, `population` of them in flight; `cache`: whether the class names a
+/// host cache (else its flushes are counted by job).
+fn write_back(population: u64, cache: bool, replications: u64) -> String {
+    let caches = if cache { json!([{"id": "hc", "label": "hc", "size": 1u64 << 30}]) } else { json!([]) };
+    json!({
+        "network": {"resources": [cap("cached", 20_000.0, "deterministic"), cap("slow", 10_000.0, "exponential")],
+                    "caches": caches,
+                    "jobs": [job(population, None, "uniform")],
+                    "classes": [{"id": "w", "job": 0, "direction": "write", "probability": 1.0, "bytes": 4096,
+                                 "route": [visit("cached", 0.0)], "outcome": null,
+                                 "cache": if cache { json!("hc") } else { json!(null) },
+                                 "background": [visit("slow", 0.0)]}]},
+        "options": {"seed": 4, "ios": 100_000, "ramp": 0.5, "replications": replications}
+    })
+    .to_string()
+}
+
+#[test]
+fn unflushed_writes_are_bounded_so_writes_run_at_the_flush_rate() {
+    for (population, cache) in [(256, true), (512, false)] {
+        let r: Value = serde_json::from_str(&simulate(&write_back(population, cache, 1)).unwrap()).unwrap();
+        let iops = r["total"]["iops"].as_f64().unwrap();
+        assert!(close(iops, 10_000.0, 0.03), "population {population}, cache {cache}: {iops} IOPS");
+        // Little's law: the writes wait for the flushes (their latency is population / rate).
+        let mean = r["total"]["latency"]["mean"].as_f64().unwrap();
+        assert!(close(mean, population as f64 / iops, 0.03), "mean latency {mean} s at {iops} IOPS");
+    }
+}
+
+#[test]
+fn parked_writes_keep_replications_identical_to_sequential() {
+    let prepared = prepare(&write_back(300, true, 3)).unwrap();
+    let parallel = iolab_sim::to_json(&prepared.run(&Control::new(3)));
+    let sequential = iolab_sim::to_json(&prepared.run_sequential(&Control::new(3)));
+    assert_eq!(parallel, sequential);
+}
