@@ -486,19 +486,31 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     U_bg = np.zeros(D.shape[1])
     X = np.zeros(D.shape[0])
     T = np.zeros(D.shape[0])
+    S = np.zeros(D.shape[0])  # wait for the flush when it cannot keep up (part of the latency)
+    flushes = ch.background > 0
     limited = ch.rate is not None and bool(np.isfinite(ch.rate).any())
     rounds = 60 if (ch.background.any() or limited) else 1
     for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
-        X = _mva(D_eff, ch.delay + T, N_eff, ch.phi(), _loads(ch, D + ch.background))
+        X = _mva(D_eff, ch.delay + T + S, N_eff, ch.phi(), _loads(ch, D + ch.background))
         settled = True
+        if flushes.any():
+            # Steady writes cannot outrun their flush: a chain whose flush loads a cap past
+            # 1 waits (the host cache full) until the cap carries exactly what it flushes.
+            busy = X @ (D + ch.background)
+            over = np.where(flushes, busy[None, :], 0.0).max(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cycle = np.where(X > 0, N_eff / X, 0.0)
+            new_S = np.where(flushes.any(axis=1), np.maximum(0.0, S + cycle * (over - 1.0)), 0.0)
+            settled = bool(np.allclose(new_S, S, rtol=1e-7, atol=1e-12))
+            S = new_S
         if limited:
             assert ch.rate is not None
             with np.errstate(divide="ignore", invalid="ignore"):
                 target = np.where(np.isfinite(ch.rate), N_eff / ch.rate, 0.0)
                 cycle = np.where(X > 0, N_eff / X, 0.0)
             new_T = np.where(np.isfinite(ch.rate), np.maximum(0.0, T + target - cycle), 0.0)
-            settled = bool(np.allclose(new_T, T, rtol=1e-7, atol=1e-12))
+            settled = settled and bool(np.allclose(new_T, T, rtol=1e-7, atol=1e-12))
             T = new_T
         new_bg = X @ ch.background
         if settled and np.allclose(new_bg, U_bg, atol=1e-9):
