@@ -313,8 +313,7 @@ def _rates(parts: list[_Part], clients: int):
     """Ops/s per network job: each workload's rate split over its jobs and clients."""
     by_group = {}
     for p in parts:
-        for j, share in zip(p.req.jobs, p.wl.shares):
-            by_group[j.name] = p.wl.rate * share / clients
+        by_group.update(p.wl.job_rates(clients))
 
     def rates(network: Network) -> dict[str, float]:
         return {j.name: by_group[j.group] for j in network.jobs}

@@ -98,7 +98,7 @@ def predict_at_load(req: Requirements, wl: Workload, config: Config,
     if any(f != 1.0 for f in factors.values()):
         # The required rate counts application IOs; a read-ahead job's network counts requests.
         if per_job is None:
-            by_name = {j.name: wl.rate * share / req.clients for j, share in zip(wl.jobs, wl.shares)}
+            by_name = wl.job_rates(req.clients)
             per_job = {j.name: by_name[j.group] for j in network.jobs}
         per_job = {j.name: per_job[j.name] * factors.get(j.group, 1.0) for j in network.jobs}
     sol = solve_open(network, rate if per_job is None else sum(per_job.values()), per_job)

@@ -65,6 +65,10 @@ class Workload:
         """Bytes/s at the required rate."""
         return self.rate * self.mean_bytes
 
+    def job_rates(self, clients: int) -> dict[str, float]:
+        """Required ops/s of each job on one client, by job name."""
+        return {j.name: self.rate * share / clients for j, share in zip(self.jobs, self.shares)}
+
     @property
     def per_client(self) -> float:
         """Required ops/s of one client."""
