@@ -50,9 +50,8 @@ def test_version_loads_no_heavy_module_and_prints_the_installed_version():
 
 # What `iolab check` and `iolab predict` must not load (docs/performance.md, Start-up): the
 # benchmark, simulator, planner and results-database code, plotting, pydantic validators of
-# command-line values (Typer's adapters), the package-metadata reader pydantic's plugin
-# loader imports; `check` also no numpy, no queueing network and no model.
-NEVER_FOR_SCENARIOS = ["matplotlib", "sqlite3", "importlib.metadata", "email.message", "typer._adapters",
+# command-line values (Typer's adapters); `check` also no numpy, no queueing network and no model.
+NEVER_FOR_SCENARIOS = ["matplotlib", "sqlite3", "typer._adapters",
                        "pydantic.type_adapter", "iolab.plan", "iolab.sim", "iolab._sim", "iolab.bench",
                        "iolab.fio.output", "iolab.fio.results", "iolab.fio.status",
                        "iolab.calibrate", "iolab.report"]
@@ -86,25 +85,6 @@ def test_predict_loads_only_what_a_prediction_uses():
     loaded = _command_loads("predict", "examples/oltp-ds13-p30.yaml")
     assert {"iolab.prediction", "numpy"} <= loaded  # the prediction was made
     assert sorted(loaded & set(NEVER_FOR_SCENARIOS)) == []
-
-
-def test_pydantic_plugin_loader_stands_in_only_while_plugins_are_disabled():
-    """The console script's stand-in for pydantic's plugin loader finds no plugin while they
-    are disabled, hands back to pydantic's own loader otherwise, and leaves a process alone
-    whose user chose other plugin settings."""
-    code = ("import os, sys\n"
-            "from iolab.cli.process import prepare\n"
-            "prepare()\n"
-            "from pydantic.plugin import _loader\n"
-            "assert tuple(_loader.get_plugins()) == () and 'importlib.metadata' not in sys.modules\n"
-            "os.environ['PYDANTIC_DISABLE_PLUGINS'] = 'some-plugin'\n"
-            "assert list(_loader.get_plugins()) == [] and 'importlib.metadata' in sys.modules\n"
-            "assert _loader.PYDANTIC_ENTRY_POINT_GROUP == 'pydantic'\n")
-    assert "importlib.metadata" in _loaded(code)
-    chosen = _loaded("import sys\nfrom iolab.cli.process import prepare\nprepare()\n"
-                     "import pydantic.plugin._loader as l\nassert l.__file__.endswith('_loader.py')\n",
-                     PYDANTIC_DISABLE_PLUGINS="other")
-    assert "importlib.metadata" in chosen
 
 
 def _main(*args: str) -> subprocess.CompletedProcess:
