@@ -103,7 +103,7 @@ def warm_ups(network: Network, sim: Simulation, *, margin: float = 0.9) -> list[
 
 
 def rate_bound(network: Network, group_iops: dict[str, float], *, reach: float = 0.98) -> list[tuple[str, float]]:
-    """The scenario's jobs that run at fio's rate limit (``rate_iops``): (job name, the
+    """The scenario's jobs that run at fio's rate limit (``rate_iops`` or ``rate``): (job name, the
     limit of all its clones in IOPS), for jobs whose IOPS reach `reach` of the limit."""
     limits: dict[str, float] = defaultdict(float)
     unlimited = set()
@@ -117,6 +117,6 @@ def rate_bound(network: Network, group_iops: dict[str, float], *, reach: float =
 
 
 def rate_words(bound: list[tuple[str, float]]) -> str:
-    """``the rate limit (fio's rate_iops) holds it, not the storage: job oltp at 4,000 IOPS``."""
+    """``the rate limit (fio's rate_iops or rate) holds it, not the storage: job oltp at 4,000 IOPS``."""
     jobs = "; ".join(f"job {g} at {lim:,.0f} IOPS" for g, lim in bound)
-    return f"the rate limit (fio's rate_iops) holds it, not the storage: {jobs}"
+    return f"the rate limit (fio's rate_iops or rate) holds it, not the storage: {jobs}"

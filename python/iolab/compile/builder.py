@@ -127,7 +127,7 @@ def directions(fio: FioJob) -> list[tuple[str, float, int]]:
     elif fio.rw in WRITE_ONLY:
         mix = {"write": 1.0}
     else:
-        mix = {"read": fio.rwmixread / 100.0, "write": 1.0 - fio.rwmixread / 100.0}
+        mix = {"read": fio.read_fraction, "write": 1.0 - fio.read_fraction}
     sizes = io_sizes(fio)
     return [(d, share * part, size) for d, share in mix.items() if share > 0 for size, part in sizes[d]]
 

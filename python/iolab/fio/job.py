@@ -54,7 +54,10 @@ class FioJob:
     """One fio job (before ``numjobs`` cloning) with fio's defaults.
 
     Units: ``bs``, ``bs_write``, ``size``, ``filesize`` in bytes; ``runtime``, ``ramp_time``
-    in seconds; ``rate_iops`` in IOs/s per job (``None``: no cap). ``options`` holds every
+    in seconds; ``rate_iops`` in IOs/s per job (``None``: no cap), the job's whole rate under
+    fio's ``rate_iops``/``rate`` caps; ``rate_read_share`` (0..1) the share of reads when a
+    mixed job's caps on both directions set its mix instead of ``rwmixread`` (fio then runs
+    each direction at its own cap). ``options`` holds every
     option the job was given after merging ``[global]`` (keys are fio's canonical names, so
     ``readwrite`` is keyed ``rw``; values the raw text; a flag given without a value has ``""``). ``ignored`` names the
     options fio knows but iolab does not model, so they can be reported to the user.
@@ -79,6 +82,7 @@ class FioJob:
     ramp_time: float | None = None
     time_based: bool = False
     rate_iops: float | None = None
+    rate_read_share: float | None = None
     rate_process: str = "linear"
     directory: str | None = None
     filename: str | None = None
@@ -123,6 +127,14 @@ class FioJob:
             if value is not None and value > high:
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
                 raise bad(name, f"{name} must be at most {high:g}, got {shown}")
+        share = self.rate_read_share
+        if share is None and self.rate_iops is not None and self.rw in ("rw", "randrw") \
+                and 0 < self.rwmixread < 100:
+            share = self.rwmixread / 100.0  # a mixed job's whole cap, split as rwmixread splits it
+            object.__setattr__(self, "rate_read_share", share)
+        if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float))
+                                  or not 0.0 <= share <= 1.0):
+            raise bad("rate_read_share", f"rate_read_share must be a number 0..1, got {share!r}")
         if self.rate_process not in ("linear", "poisson"):
             raise bad("rate_process", f"rate_process must be linear or poisson, got {self.rate_process!r}")
         options = {canonical(str(k)): str(v) for k, v in self.options.items()}
@@ -157,8 +169,11 @@ class FioJob:
 
     @property
     def read_fraction(self) -> float:
-        """Share of IOs that are reads, 0..1 (rwmixread for mixed patterns)."""
+        """Share of IOs that are reads, 0..1 (rwmixread for mixed patterns, unless caps on
+        both directions set the mix: ``rate_read_share``)."""
         if self.rw in ("rw", "randrw"):
+            if self.rate_read_share is not None:
+                return self.rate_read_share
             return self.rwmixread / 100.0
         return 1.0 if self.reads else 0.0
 
@@ -237,8 +252,9 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
             job["bs"], write = sizes[0], sizes[1]
             job["bs_write"] = write if write != sizes[0] else None
         elif opt == "rate_iops":
-            rates = _triple(opt, text, "0", lambda t: parse_fio_int(t, kb_base), fail)
-            job["_rates"] = rates
+            job["_rate_iops"] = _triple(opt, text, "0", lambda t: parse_fio_int(t, kb_base), fail)
+        elif opt == "rate":
+            job["_rate"] = _triple(opt, text, "0", lambda t: parse_fio_size(t, kb_base), fail)
         elif opt == "ioengine":
             if not (text in ENGINES or text.startswith("external:") or text.startswith("/")):
                 hint = nearest(text, ENGINES)
@@ -273,12 +289,67 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt in FLAGS:  # time_based, stonewall, group_reporting
             job[opt] = flag(opt)
         # name, description, kb_base: read above or carry no model meaning
-    rates = job.pop("_rates", None)
-    if rates is not None:
-        rw = str(job.get("rw", "read"))
-        pick = rates[0] if rw in READ_MODES else rates[1] if rw in WRITE_MODES else rates[2]
-        job["rate_iops"] = float(pick) if pick else None
+    iops_caps, byte_caps = job.pop("_rate_iops", None), job.pop("_rate", None)
+    if iops_caps is not None or byte_caps is not None:
+        for d, direction in enumerate(("reads", "writes", "trims")):
+            if iops_caps and byte_caps and iops_caps[d] and byte_caps[d]:
+                raise fail("rate", f"rate and rate_iops both cap the {direction}; fio refuses them together "
+                                   "(rate and rate_iops are mutually exclusive): keep one")
+        prelim = FioJob(**job, options=dict(options), ignored=tuple(ignored))  # type: ignore[arg-type]
+        caps = _direction_caps(prelim, iops_caps or (0, 0, 0), byte_caps or (0, 0, 0))
+        job.update(_job_rate(prelim, caps, ignored))
     return FioJob(**job, options=dict(options), ignored=tuple(ignored))  # type: ignore[arg-type]
+
+
+def _direction_caps(job: FioJob, iops: tuple[int, int, int], rates: tuple[int, int, int]
+                    ) -> tuple[float | None, float | None, float | None]:
+    """IOs/s caps of one job's reads, writes and trims (``None``: not capped): ``rate_iops``
+    as given, ``rate`` (bytes/s) over the direction's mean IO size (``bs``, its write size, or
+    the mean of a ``bssplit``/``bsrange``)."""
+    from ..compile.sizes import io_sizes  # the IO-size reader lives with the compiler
+
+    sizes = io_sizes(job)
+
+    def mean(direction: str) -> float:
+        dist = sizes.get(direction) or [(job.bs, 1.0)]
+        return sum(size * part for size, part in dist) / sum(part for _, part in dist)
+
+    caps: list[float | None] = []
+    for d, direction in enumerate(("read", "write", "write")):
+        if iops[d]:
+            caps.append(float(iops[d]))
+        elif rates[d]:
+            caps.append(rates[d] / mean(direction))
+        else:
+            caps.append(None)
+    return caps[0], caps[1], caps[2]
+
+
+def _job_rate(job: FioJob, caps: tuple[float | None, float | None, float | None],
+              ignored: list[str]) -> dict[str, float | None]:
+    """The job's whole rate cap and, for a mixed job capped in both directions, the read share
+    the caps set. fio paces each direction on its own: a mixed job whose reads and writes are
+    both capped issues each at its cap (``rate_iops=500,100`` gives 500 reads and 100 writes
+    a second whatever ``rwmixread`` says), and a direction left uncapped runs flat out
+    whenever the capped one is ahead of its pace."""
+    read_cap, write_cap, trim_cap = caps
+    share = job.read_fraction
+    if job.rw in ("rw", "randrw") and share in (0.0, 1.0):
+        return {"rate_iops": read_cap if share else write_cap}
+    if job.rw in ("rw", "randrw"):
+        if read_cap is not None and write_cap is not None:
+            return {"rate_iops": read_cap + write_cap, "rate_read_share": read_cap / (read_cap + write_cap)}
+        if read_cap is not None or write_cap is not None:
+            capped, free = ("reads", "writes") if read_cap is not None else ("writes", "reads")
+            ignored.append(f"rate (only the {capped} of a mixed job are capped: fio then issues "
+                           f"{free} flat out whenever the {capped} are ahead of their pace; "
+                           "predicted flat out at rwmixread)")
+        return {"rate_iops": None}
+    if job.reads:
+        return {"rate_iops": read_cap}
+    if job.writes:
+        return {"rate_iops": write_cap}
+    return {"rate_iops": trim_cap}
 
 
 def _triple(opt: str, text: str, default: str, parse: Callable[[str], int],

@@ -99,10 +99,25 @@ def _seconds(x: float) -> str:
     return f"{int(round(us))}us"
 
 
+def _rate_text(job: FioJob) -> str:
+    """``rate_iops`` as fio reads it: per direction, so a mixed job's whole cap is written as
+    its reads' and its writes' caps (fio paces each direction on its own)."""
+    assert job.rate_iops is not None
+    share = job.rate_read_share
+    if share is None or job.rw not in ("rw", "randrw") or share in (0.0, 1.0):
+        return str(int(round(job.rate_iops)))
+    reads = job.rate_iops * share
+    caps = (reads, job.rate_iops - reads)
+    if any(c < 0.5 or abs(c - round(c)) > 1e-6 * max(1.0, c) for c in caps):
+        raise SchemaError(f"a mixed job's rate of {job.rate_iops:g} IOs/s with {share:.6g} of them reads cannot "
+                          "be written as fio's whole IOs/s per direction", file="fio job", field=f"{job.name}.rate_iops")
+    return f"{int(round(caps[0]))},{int(round(caps[1]))}"
+
+
 def _field_options(job: FioJob) -> dict[str, str | None]:
     """The option text for each modelled field (None: leave the option out)."""
     bs = str(job.bs) if job.bs_write is None else f"{job.bs},{job.bs_write}"
-    rate = None if job.rate_iops is None else str(int(round(job.rate_iops)))
+    rate = None if job.rate_iops is None else _rate_text(job)
     return {
         "rw": job.rw,
         "rwmixread": str(job.rwmixread),
@@ -126,7 +141,7 @@ def _field_options(job: FioJob) -> dict[str, str | None]:
     }
 
 
-_ATTRS = {"bs": ("bs", "bs_write")}
+_ATTRS = {"bs": ("bs", "bs_write"), "rate_iops": ("rate_iops", "rate_read_share")}
 _STALE = {"rwmixread": ("rwmixread", "rwmixwrite"), "direct": ("direct", "buffered")}
 
 

@@ -89,6 +89,7 @@ _MODELLED = [
     OptionSpec("ramp_time", "time", "seconds run before statistics are recorded"),
     OptionSpec("time_based", "flag", "run for the whole runtime, looping over the files"),
     OptionSpec("rate_iops", "ints", "IOPS cap per job: read[,write[,trim]]"),
+    OptionSpec("rate", "sizes", "bandwidth cap per job in bytes/s: read[,write[,trim]]"),
     OptionSpec("rate_process", "str", "linear (evenly spaced) or poisson arrivals under rate_iops"),
     OptionSpec("directory", "str", "directory where the job's files are created"),
     OptionSpec("filename", "str", "file or device name(s), ':'-separated"),

@@ -33,15 +33,18 @@ def is_jobfile(path: Path, text: str) -> bool:
 
 def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     """`iolab check --json` for a job file: ``kind``, ``file``, ``jobs`` (each ``name``,
-    ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``ioengine``, ``outstanding``, ``storage_io``)
-    and ``ignored`` (options accepted but not modelled, once each)."""
+    ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``ioengine``, ``outstanding``, ``storage_io``,
+    ``read_fraction`` (the share of reads, 0..1) and ``rate_iops`` (the cap on one job's IOs/s
+    from fio's ``rate_iops``/``rate``, null when none)) and ``ignored`` (options accepted but
+    not modelled, once each)."""
     ignored: dict[str, None] = {}
     for job in jobs:
         ignored.update(dict.fromkeys(job.ignored))
     return {
         "kind": "fio job file", "file": file,
         "jobs": [{"name": j.name, "rw": j.rw, "bs": j.bs, "iodepth": j.iodepth, "numjobs": j.numjobs,
-                  "ioengine": j.ioengine, "outstanding": j.outstanding, "storage_io": j.storage_io}
+                  "ioengine": j.ioengine, "outstanding": j.outstanding, "storage_io": j.storage_io,
+                  "read_fraction": j.read_fraction, "rate_iops": j.rate_iops}
                  for j in jobs],
         "ignored": list(ignored),
     }

@@ -1,0 +1,106 @@
+"""fio's rate caps (rate_iops, rate) per direction, as fio paces them: a mixed job capped in
+both directions issues each at its own cap whatever rwmixread says; `rate` in bytes/s is a
+cap on IOs/s through the direction's IO size. The figures are checked against fio itself
+(ioengine=null: no storage, so only the pacing shows)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import DATA
+
+from iolab.errors import SchemaError
+from iolab.fio import parse_jobfile
+
+SCENARIO = """\
+version: 1
+clients: {{vm: Standard_DS13}}
+volumes:
+  data:
+    disks: [{{sku: P30, count: 4, caching: none}}]
+jobs:
+  - {{name: j, bs: 8k, iodepth: 16, ioengine: libaio, {job}}}
+"""
+
+
+def _job(text: str):
+    (job,) = parse_jobfile(f"[j]\nbs=8k\n{text}\n", source="t.fio")
+    return job
+
+
+@pytest.mark.parametrize("options, rate, reads", [
+    ("rw=randrw\nrwmixread=70\nrate_iops=500,100", 600, 500 / 600),   # each direction at its cap
+    ("rw=randrw\nrwmixread=70\nrate_iops=500", 1000, 0.5),             # one value caps both
+    ("rw=randread\nrate=4m", 512, 1.0),                                # 4 MiB/s of 8 KiB reads
+    ("rw=randrw\nbs=4k,16k\nrate=4m,8m", 1024 + 512, 1024 / 1536),      # each direction's own size
+    ("rw=randwrite\nrate_iops=,300", 300, 0.0),                         # the writes' item
+    ("rw=randread\nrate_iops=,300", None, 1.0),                         # reads uncapped
+    ("rw=randrw\nrwmixread=100\nrate_iops=200,5", 200, 1.0),            # no writes issued
+])
+def test_caps_per_direction(options, rate, reads):
+    job = _job(options)
+    assert job.rate_iops == pytest.approx(rate) if rate else job.rate_iops is None
+    assert job.read_fraction == pytest.approx(reads)
+
+
+def test_one_direction_capped_in_a_mixed_job_is_listed_as_not_modelled():
+    job = _job("rw=randrw\nrate=1m,")
+    assert job.rate_iops is None and job.read_fraction == 0.5
+    assert any(x.startswith("rate (only the reads of a mixed job are capped") for x in job.ignored)
+
+
+def test_rate_and_rate_iops_on_one_direction_are_refused_like_fio(iolab, tmp_path):
+    path = tmp_path / "both.fio"
+    path.write_text("[x]\nrw=read\nrate=1m\nrate_iops=5\n")
+    r = iolab("check", str(path))
+    assert r.code == 2
+    assert r.err.strip() == (f"error: {path}: [x].rate: rate and rate_iops both cap the reads; fio refuses "
+                             "them together (rate and rate_iops are mutually exclusive): keep one (line 3)")
+    with pytest.raises(SchemaError):
+        _job("rw=randrw\nrate=1m,1m\nrate_iops=,5")
+    assert _job("rw=randrw\nrate=1m,\nrate_iops=,5").rate_iops == pytest.approx(128 + 5)  # other directions
+
+
+def test_predict_runs_each_direction_at_its_cap(iolab, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.format(job="rw: randrw, rwmixread: 70, rate_iops: '500,100'"))
+    doc = iolab("predict", str(path), "--json").json()
+    assert doc["read"]["iops"] == pytest.approx(500, rel=1e-3)
+    assert doc["write"]["iops"] == pytest.approx(100, rel=1e-3)
+    out = iolab("predict", str(path)).out
+    assert "The rate limit (fio's rate_iops or rate) holds it, not the storage: job j at 600 IOPS" in " ".join(out.split())
+    path.write_text(SCENARIO.format(job="rw: randread, rate: 2m"))
+    assert iolab("predict", str(path), "--json").json()["iops"] == pytest.approx(256, rel=1e-3)
+
+
+def test_check_shows_the_mix_and_the_cap(iolab):
+    r = iolab("check", str(DATA / "fio" / "jobs" / "rate-per-direction.fio"))
+    assert r.code == 0
+    assert "job mixed-capped: randrw 83% reads, 8 KiB, libaio, 16 in flight, at most 600 IOPS per job" in r.out
+    assert "job reads-by-bytes: randread, 8 KiB, libaio, 16 in flight, at most 512 IOPS per job" in r.out
+    jobs = iolab("check", str(DATA / "fio" / "jobs" / "rate-per-direction.fio"), "--json").json()["jobs"]
+    assert [j["rate_iops"] for j in jobs] == [600, 512]
+
+
+FIO = shutil.which("fio")
+
+
+@pytest.mark.skipif(FIO is None, reason="fio is not installed (make test installs it)")
+@pytest.mark.parametrize("options", ["--rw=randrw --rwmixread=70 --rate_iops=500,100",
+                                     "--rw=randrw --rwmixread=70 --rate_iops=300",
+                                     "--rw=randrw --rwmixread=30 --bs=4k,16k --rate=2m,1m"])
+def test_fio_paces_as_iolab_reads_it(options):
+    """fio itself, with no storage behind it (ioengine=null), issues what iolab reads from the
+    options: reads and writes within 3 % of the caps."""
+    args = options.split()
+    job = _job("\n".join(a[2:] for a in args))
+    out = subprocess.run([FIO, "--name=j", "--ioengine=null", "--size=1g", "--runtime=2", "--time_based",
+                          "--output-format=json", *args], capture_output=True, text=True, check=True).stdout
+    got = json.loads(out)["jobs"][0]
+    total = got["read"]["iops"] + got["write"]["iops"]
+    assert total == pytest.approx(job.rate_iops, rel=0.03)
+    assert got["read"]["iops"] / total == pytest.approx(job.read_fraction, abs=0.02)
