@@ -77,7 +77,7 @@ def check(
         console.print(f"[green]ok[/] {file}: a valid {doc['kind']} with {n} job{'' if n == 1 else 's'}")
         for j in doc["jobs"]:
             mix = f" {j['read_fraction']:.0%} reads" if 0 < j["read_fraction"] < 1 else ""
-            rate = f", at most {j['rate_iops']:,.0f} IOPS per job" if j["rate_iops"] else ""
+            rate = f", at most {format_ops(j['rate_iops'])} per job" if j["rate_iops"] else ""
             console.print(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['ioengine']}, "
                           f"{j['outstanding']} in flight{rate}" + ("" if j["storage_io"] else " (no storage IO)"),
                           highlight=False, markup=False)
