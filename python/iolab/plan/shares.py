@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..catalog import ServiceLevel
+from ..catalog.client import client_path
 from ..compile.shares import stack_seconds
 from ..network import LoadLaw
 from ..compile.vm import RECEIVE_PER_EGRESS
@@ -161,7 +162,9 @@ class _Family:
         self.net = np.array([n or np.inf for n in net])
         self.recv = self.net * RECEIVE_PER_EGRESS
         vcpus = np.array([float(cat.vms[vm].vcpus) if vm else 0.0 for vm in self.vm_ids])
-        self.cores = np.minimum(vcpus, float(proto.rss_cores)) if proto.rss_cores else vcpus
+        # the client's figures as this service answers them (docs/model.md, "Per-service client figures")
+        self.client = client = client_path(proto, level.clients.get(proto_id), proto.connection_bandwidth)
+        self.cores = np.minimum(vcpus, float(client.rss_cores)) if client.rss_cores else vcpus
         self.knob = _knob(req, level, large)
         st = wl.streams
         self.q = np.array([s.share for s in st])
@@ -190,14 +193,16 @@ class _Family:
         lam = self.wl.per_client
         d_s, u_s = self.service(x)
         c = self.count[rows][:, None]
-        conn = Cap(self.proto.connection_iops, self.proto.connection_bandwidth)
+        conn = Cap(self.client.connection_ops or None, self.client.connection_bytes)
         d_conn = np.array([conn.demand(int(b)) for b in self.b])                 # one visit, (streams,)
+        together = Cap(self.client.client_ops, self.client.client_bytes)
+        d_all = np.array([together.demand(int(b)) for b in self.b])             # all connections at once
         d_net = np.where(self.write, self.b, 0.0) / self.net[rows][:, None]      # (rows, streams)
         d_recv = np.where(self.write, 0.0, self.b) / self.recv[rows][:, None]    # (rows, streams)
         cores = self.cores[rows][:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             d_cpu = np.where(cores > 0, self.stack_ns[None, :] / np.where(cores > 0, cores, 1.0) / 1e9, 0.0)
-        u_conn = lam * float(self.q @ d_conn) / c[:, 0]
+        u_conn = np.maximum(lam * float(self.q @ d_conn) / c[:, 0], lam * float(self.q @ d_all))
         u_net = lam * (self.q * d_net).sum(axis=1)
         u_recv = lam * (self.q * d_recv).sum(axis=1)
         u_cpu = lam * (self.q * d_cpu).sum(axis=1)
@@ -309,7 +314,7 @@ class _Family:
             if proto_id == "nfs3" and self.slots:
                 out.append(("connection-slots", f"each NFSv3 connection has {self.slots} slots"))
             out.append(("connection", f"one {proto_id} connection carries about "
-                                      f"{format_rate(self.proto.connection_bandwidth, binary=True)}"))
+                                      f"{format_rate(self.client.connection_bytes, binary=True)}"))
             return out
 
         family = f"{level.id}{' large' if large else ''} {proto_id}"
