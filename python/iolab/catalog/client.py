@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pydantic import PositiveInt
+from pydantic import Field, PositiveInt
 
 from ..schema import PositiveOps, PositiveRate
 from .protocol import Protocol
@@ -31,6 +31,7 @@ class ClientFigures(Sourced):
       of the protocol's.
     """
 
+    source: str = Field("a catalog file", min_length=1)
     connection_iops: PositiveOps | None = None
     connection_bandwidth: PositiveRate | None = None
     client_iops: PositiveOps | None = None
