@@ -1,16 +1,26 @@
 """The client's half of the path: connections that cost per IO, the client's cores, what a VM
 can receive, a device's cpu_per_io and the storage endpoint's slot budget. Each answer is
-worked out by hand from the catalog's figures (protocols.yaml): one connection carries
-93,600 requests/s and 875 MiB/s; the stack costs a core 1 / 93,600 s per IO plus
-1 / 875 MiB/s per byte; SMB signing makes that 1 / 250 MiB/s per byte; the stack runs on at
-most 16 cores for NFS and 4 for SMB (RSS); Azure NetApp Files answers in 0.5 ms unloaded."""
+worked out by hand from the catalog's figures (protocols.yaml): one NFS connection carries
+93,600 requests/s and 875 MiB/s, one SMB channel 62,500 requests/s and 875 MiB/s; the stack
+costs a core 1 / connection_iops per IO plus 1 / 875 MiB/s per byte; SMB signing makes that
+1 / 250 MiB/s per byte; the stack runs on at most 16 cores for NFS; SMB's per-IO work runs on
+4 cores (RSS) and its per-byte work on the receive queues its channels occupy (4 channels on 4
+queues: 4 x (1 - (3/4)^4) = 2.734 of them), every vCPU bounding the two together; Azure NetApp
+Files answers in 0.5 ms unloaded."""
 
 from __future__ import annotations
 
 import pytest
 
 MiB = 2**20
-PER_IO = 1 / 93600                     # 10.684 µs of one core per IO
+PER_IO = 1 / 93600                     # 10.684 µs of one core per IO (NFS)
+SMB_IO = 1 / 62500                     # 16 µs of one core per IO (SMB)
+QUEUES = 4 * (1 - 0.75**4)             # 2.734 receive queues busy with 4 channels on 4
+
+
+def ns(seconds: float) -> float:
+    """Core time as compiled: whole nanoseconds."""
+    return round(seconds * 1e9) * 1e-9
 
 
 def predict(iolab, tmp_path, text: str, *args: str) -> dict:
@@ -47,45 +57,54 @@ def test_connections_cost_per_io_until_another_limit_binds(iolab, tmp_path, ncon
 
 
 def test_smb_small_io_saturates_the_cores_rss_lets_it_use(iolab, tmp_path):
-    """8 KiB reads over SMB's 4 channels (4 x 93,600 = 374,400) to a 16 TiB Ultra volume
-    (2,048 MiB/s = 262,144 of 8 KiB): the stack costs 10.684 + 8,192 / 875 MiB/s =
-    10.684 + 8.929 = 19.612 µs of a core per IO, on min(vCPUs, 4 RSS cores) = 4 cores:
-    4 / 19.612 µs = 203,957 IOPS, below both, on a 4-vCPU VM and on a 16-vCPU one alike."""
-    expected = 4 / (round((PER_IO + 8192 / (875 * MiB)) * 1e9) * 1e-9)
-    assert expected == pytest.approx(203957, abs=1)
-    for vm in ("Standard_D4s_v5", "Standard_D16s_v5"):
-        doc = predict(iolab, tmp_path, SHARE.format(clients=f"clients: {{vm: {vm}}}\n", proto="smb3", extra="",
-                                                    bs="8k", depth=64, jobs=4))
-        assert doc["iops"] == pytest.approx(expected, rel=0.02)
-        assert doc["bottleneck"]["kind"] == "cpu"
-        assert doc["bottleneck"]["resource"].startswith(f"{vm} cores (4 ")
+    """8 KiB reads over SMB's 4 channels (4 x 62,500 = 250,000) to a 16 TiB Ultra volume
+    (2,048 MiB/s = 262,144 of 8 KiB). On a 4-vCPU VM every core does both parts of the stack:
+    16 + 8,192 / 875 MiB/s = 16 + 8.929 = 24.929 µs per IO, 4 / 24.929 µs = 160,456 IOPS. On a
+    16-vCPU VM the per-IO work has its 4 RSS cores (250,000), the per-byte work the 2.734
+    queues (2.734 / 8.929 µs = 306,200), the 16 vCPUs both (641,800): the client allows
+    250,000, more than the 256 IOs in flight reach at the volume's loaded latency."""
+    expected = 4 / (ns(SMB_IO) + ns(8192 / (875 * MiB)))
+    assert expected == pytest.approx(160456, abs=1)
+    small = predict(iolab, tmp_path, SHARE.format(clients="clients: {vm: Standard_D4s_v5}\n", proto="smb3",
+                                                  extra="", bs="8k", depth=64, jobs=4))
+    assert small["iops"] == pytest.approx(expected, rel=0.02)
+    assert small["bottleneck"]["resource"] == "Standard_D4s_v5 cores (4 vCPUs)"
+    large = predict(iolab, tmp_path, SHARE.format(clients="clients: {vm: Standard_D16s_v5}\n", proto="smb3",
+                                                  extra="", bs="8k", depth=64, jobs=4))
+    assert large["iops"] > 1.2 * small["iops"] and large["bottleneck"]["kind"] == "concurrency"
+    cores = next(r for r in large["resources"] if r["resource"].startswith("Standard_D16s_v5 cores (4 "))
+    assert cores["utilization"] == pytest.approx(large["iops"] * ns(SMB_IO) / 4, rel=1e-3)
 
 
 def test_smb_signing_costs_follow_the_client_size(iolab, tmp_path):
-    """Signing makes a byte cost 1 / 250 MiB/s of a core: 10.684 + 8,192 / 250 MiB/s =
-    10.684 + 31.25 = 41.934 µs per 8 KiB IO. Four channels carry 4 x 32,000 = 128,000 (250 MiB/s
-    of 8 KiB each; their 93,600 requests/s allow more); the cores bind first:
-    4 / 41.934 µs = 95,388 on 4 or more vCPUs, 2 / 41.934 µs = 47,694 on a 2-vCPU VM."""
-    per_io = round((PER_IO + 8192 / (250 * MiB)) * 1e9) * 1e-9
-    for vm, cores in (("Standard_D2s_v5", 2), ("Standard_D16s_v5", 4)):
+    """Signing makes a byte cost 1 / 250 MiB/s of a core: 8,192 / 250 MiB/s = 31.25 µs per
+    8 KiB IO, with 16 µs per IO. Four channels carry 4 x 32,000 = 128,000 (250 MiB/s of 8 KiB
+    each). 2 vCPUs do both parts: 2 / 47.25 µs = 42,328; 4 vCPUs: 4 / 47.25 µs = 84,656; on 16
+    vCPUs the 2.734 receive queues hold it: 2.734 / 31.25 µs = 87,500."""
+    per_io, per_byte = ns(SMB_IO), ns(8192 / (250 * MiB))
+    for vm, expected in (("Standard_D2s_v5", 2 / (per_io + per_byte)), ("Standard_D4s_v5", 4 / (per_io + per_byte)),
+                         ("Standard_D16s_v5", QUEUES / per_byte)):
         doc = predict(iolab, tmp_path, SHARE.format(clients=f"clients: {{vm: {vm}}}\n", proto="smb3",
                                                     extra=", signing: true", bs="8k", depth=64, jobs=4))
-        assert doc["iops"] == pytest.approx(cores / per_io, rel=0.02)
+        assert doc["iops"] == pytest.approx(expected, rel=0.02), vm
         assert doc["bottleneck"]["kind"] == "cpu"
-    assert 4 / per_io == pytest.approx(95388, abs=1)
+    assert 2 / (per_io + per_byte) == pytest.approx(42328, abs=1)
+    assert QUEUES / per_byte == pytest.approx(87500, abs=10)
 
 
 def test_clients_cpus_overrides_the_vm_and_the_table_shows_every_client_resource(iolab, tmp_path):
-    """clients.cpus: 1 on the same SMB case: 1 / 19.612 µs = 50,989 IOPS. The resources hold
-    the cores, the channels (ops as well as bytes) and the receive capacity."""
+    """clients.cpus: 1 on the same SMB case: the one core does both parts, 1 / 24.929 µs =
+    40,114 IOPS. The resources hold the cores, the channels (ops as well as bytes), the receive
+    queues (one, as the VM has one core) and the receive capacity."""
     doc = predict(iolab, tmp_path, SHARE.format(clients="clients: {vm: Standard_D16s_v5, cpus: 1}\n",
                                                 proto="smb3", extra="", bs="8k", depth=64, jobs=4))
-    assert doc["iops"] == pytest.approx(1 / (round((PER_IO + 8192 / (875 * MiB)) * 1e9) * 1e-9), rel=0.02)
+    assert doc["iops"] == pytest.approx(1 / (ns(SMB_IO) + ns(8192 / (875 * MiB))), rel=0.02)
     kinds = {r["kind"] for r in doc["resources"]}
     assert {"cpu", "connection", "receive", "service"} <= kinds
+    assert any(r["resource"].startswith("s: receive queues (1.00 of 1 busy") for r in doc["resources"])
     channel = next(r for r in doc["resources"] if r["kind"] == "connection")
-    # each channel carries a quarter of the IOs at max(1 / 93,600, 8 KiB / 875 MiB/s) = 10.684 µs
-    assert channel["utilization"] == pytest.approx(doc["iops"] / 4 / 93600, rel=1e-3)
+    # each channel carries a quarter of the IOs at max(1 / 62,500, 8 KiB / 875 MiB/s) = 16 µs
+    assert channel["utilization"] == pytest.approx(doc["iops"] / 4 / 62500, rel=1e-3)
 
 
 def test_reads_count_against_receive_and_writes_against_egress(iolab, tmp_path):

@@ -65,14 +65,16 @@ def test_buffered_sequential_reads_are_held_by_the_read_ahead_window(iolab, tmp_
     """The Azure Files NFS guide's case: since Linux 5.4 an NFS mount reads ahead 128 KiB, so a
     buffered reader has one 128 KiB request in flight; Azure Files answers in 2 ms, so it gets
     128 KiB / 2 ms = 62.5 MiB/s whatever its bs. With the recommended 15 MiB window it keeps 15
-    requests of 1 MiB (rsize) in flight, and the share's 3,173 MiB/s becomes reachable."""
+    requests of 1 MiB (rsize) in flight and reaches what one client's four connections carry
+    together on Azure Files, 1,575 MiB/s (10 GiB/s over the 6-7 clients the guide needs with
+    nconnect), below the 30 TiB share's 3,173 MiB/s."""
     small = iolab("predict", write(tmp_path, FILES.format(extra="", direct=0)), "--json").json()
     assert small["bandwidth"] == pytest.approx(128 * 1024 / 2e-3, rel=0.005)
     assert small["outstanding"] == 1
     assert any("read-ahead keeps 1 request(s) of 128 KiB" in n for n in small["notes"])
     big = iolab("predict", write(tmp_path, FILES.format(extra=", read_ahead_kb: 15360", direct=0)), "--json").json()
     assert big["outstanding"] == 15
-    assert 0.75 * 3173 * 2**20 < big["bandwidth"] <= 3173 * 2**20
+    assert 0.75 * 1575 * 2**20 < big["bandwidth"] <= 1575 * 2**20
     direct = iolab("predict", write(tmp_path, FILES.format(extra="", direct=1)), "--json").json()
     assert direct["outstanding"] == 1 and direct["bandwidth"] > 4 * small["bandwidth"]  # 1 MiB per round trip
 

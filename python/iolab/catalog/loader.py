@@ -228,6 +228,11 @@ def _deep_merge(old: Any, new: Any) -> Any:
         merged = dict(old)
         for k, v in new.items():
             merged[k] = _deep_merge(old.get(k), v)
+        assumed = _names(old.get("assumptions", []))
+        if isinstance(assumed, list) and assumed and "assumptions" not in new:
+            # a nested entry (a level's load_latency, its clients' figures): what the file gives is no
+            # longer assumed
+            merged["assumptions"] = [a for a in assumed if a not in new]
         return merged
     return copy.deepcopy(new)
 

@@ -31,6 +31,10 @@ class Protocol(Row):
       ``1 / that − 1 / connection_bandwidth`` core seconds per byte.
     - ``rss_cores``: how many cores one RSS NIC's traffic of this protocol's usual client
       can use (receive-side scaling); the protocol stack runs on at most that many.
+    - ``rss_queues``: where set, each connection's bytes are handled on the core of the
+      receive queue RSS hashes it to, one of ``rss_queues``: the per-byte work runs on the
+      queues the connections occupy (``Q (1 − (1 − 1/Q)^N)`` on average for ``N``
+      connections), the per-IO work on the ``rss_cores``. Unset: both on the ``rss_cores``.
     - ``endpoint_slots``: outstanding requests one storage endpoint takes from all its
       clients together.
     - ``read_ahead`` (bytes) and ``rsize`` (bytes): the client's default read-ahead window
@@ -53,6 +57,7 @@ class Protocol(Row):
     encryption_bandwidth: PositiveRate | None = None
     tls_bandwidth: PositiveRate | None = None
     rss_cores: PositiveInt | None = None
+    rss_queues: PositiveInt | None = None
     endpoint_slots: PositiveInt | None = None
     connection_per_process: bool = False
     read_ahead: PositiveSize | None = None

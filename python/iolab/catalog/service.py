@@ -10,6 +10,7 @@ from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_
 from ..errors import RuleViolation
 from ..schema import Duration, Fraction, Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
 from ..units import GiB, MiB, TiB, format_rate, format_size
+from .client import ClientFigures
 from .row import Row, Sourced
 
 __all__ = ["ServiceLevel", "LoadLatency"]
@@ -66,6 +67,9 @@ class ServiceLevel(Row):
     client may open to a share of this level (Azure Files: 4), where it is below the protocol's
     ``max_nconnect``. ``latency`` (seconds) is the unloaded service latency;
     ``load_latency`` how it rises as the volume nears its quota (:class:`LoadLatency`).
+    ``clients``: per protocol (``nfs4.1``, ``smb3``...), what this service does to one
+    client's connections where it differs from the protocol's figures
+    (:class:`~iolab.catalog.client.ClientFigures`).
     """
 
     service: Literal["anf", "gcnv", "azure-files"]
@@ -103,6 +107,7 @@ class ServiceLevel(Row):
     max_smb_channels: PositiveInt | None = None
     latency: PositiveDuration
     load_latency: LoadLatency | None = None
+    clients: dict[Literal["nfs3", "nfs4.1", "dnfs", "smb3"], ClientFigures] = Field(default_factory=dict)
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_mibps_month: NonNegativeFloat | None = None
 

@@ -267,6 +267,20 @@ def _load_law(row: ServiceLevel) -> str:
             f"(exponent {mark('exponent', f'{law.exponent:g}')}); {law.source}")
 
 
+def _clients(row: ServiceLevel) -> str:
+    """A service level's own client figures per protocol (docs/catalog.md), ``*`` marking
+    assumed (fitted) figures, each protocol's source after it."""
+    if not row.clients:
+        return "– (the protocols' figures)"
+    out = []
+    for proto, f in row.clients.items():
+        parts = [f"{name} {_value(f, name, binary=True)}" for name in
+                 ("connection_iops", "connection_bandwidth", "client_iops", "client_bandwidth", "rss_cores")
+                 if getattr(f, name) is not None]
+        out.append(f"{proto}: {', '.join(parts)}; {f.source}")
+    return "\n".join(out)
+
+
 def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
     binary = isinstance(row, (ServiceLevel, Protocol))
     title = f"{KIND[type(row)]} {getattr(row, 'id', '')}".strip()
@@ -286,6 +300,8 @@ def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
             text = _price_text(row, name, cat)
         elif isinstance(row, ServiceLevel) and name == "load_latency":
             text = _load_law(row)
+        elif isinstance(row, ServiceLevel) and name == "clients":
+            text = _clients(row)
         elif isinstance(v, tuple) and name == "throughput_per_gib":
             terms = " + ".join(f"{_num(x, MiB)} MiB/s" for x in v)
             text = f"{terms} per GiB, each rounded up to a whole MiB/s" if v else "–"

@@ -6,9 +6,12 @@ NFSv3, NFSv4.1 or SMB 3.
   plus a load delay that grows as the volume nears its quota (the level's ``load_latency``).
 - The client: ``nconnect`` TCP connections (NFS) or SMB channels, IOs spread round-robin;
   each connection is one client core: a cap in requests/s and bytes/s (fewer bytes with SMB
-  signing, SMB encryption or NFS over TLS).
-- The protocol stack costs the client's cores (at most the protocol's RSS cores) per IO and
-  per byte; signing, encryption and TLS add per byte.
+  signing, SMB encryption or NFS over TLS), lowered where the service states what one
+  connection to it carries; where it states what one client's connections carry together,
+  that is one more cap (the service level's ``clients`` figures, :mod:`iolab.catalog.client`).
+- The protocol stack costs the client's cores (at most the RSS cores) per IO and per byte;
+  signing, encryption and TLS add per byte. Where the protocol names its receive queues (SMB),
+  the per-byte work runs on the queues the connections occupy instead.
 - NFSv3: each connection has its own slots (128 server contexts), and a storage endpoint takes
   at most ``endpoint_slots`` from all clients together. NFSv4.1: one session per client whose
   slots (client default 64) do not grow with nconnect.
@@ -19,13 +22,14 @@ NFSv3, NFSv4.1 or SMB 3.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..network import Burst, Cap, Class, Delay, Fork, Hold, Load, LoadLaw, Step, Visit
 from ..catalog import Protocol
+from ..catalog.client import ClientPath, client_path, rss_queues_used
 from ..fio import FioJob
 from ..scenario import Scenario, ScenarioJob, ShareVolume
-from ..units import format_size
+from ..units import format_rate, format_size
 from .builder import Builder, directions, work, working_set
 from .vm import ClientVm
 
@@ -140,12 +144,49 @@ def connection_costs(proto: Protocol, vol: ShareVolume) -> tuple[float, float, f
     return proto.connection_iops or 0.0, slowest, extra
 
 
-def stack_seconds(proto: Protocol, nbytes: float, extra: float = 0.0) -> float:
-    """Seconds of one client core that an IO of ``nbytes`` costs the protocol stack: the
-    connection's per-IO time ``1 / connection_iops`` and per-byte time ``1 /
-    connection_bandwidth``, plus ``extra`` per byte (signing, encryption, TLS)."""
+def stack_parts(proto: Protocol, nbytes: float, extra: float = 0.0) -> tuple[float, float]:
+    """Seconds of one client core that an IO of ``nbytes`` costs the protocol stack, as (per-IO
+    part, per-byte part): ``1 / connection_iops``, and ``nbytes`` × (``1 /
+    connection_bandwidth`` + ``extra``, the per-byte cost of signing, encryption or TLS)."""
     per_io = 1.0 / proto.connection_iops if proto.connection_iops else 0.0
-    return per_io + nbytes * (1.0 / proto.connection_bandwidth + extra)
+    return per_io, nbytes * (1.0 / proto.connection_bandwidth + extra)
+
+
+def stack_seconds(proto: Protocol, nbytes: float, extra: float = 0.0) -> float:
+    """Seconds of one client core that an IO of ``nbytes`` costs the protocol stack (both parts
+    of :func:`stack_parts`)."""
+    return sum(stack_parts(proto, nbytes, extra))
+
+
+def client_figures(s: Scenario, vol: ShareVolume) -> tuple[ClientPath, float]:
+    """The client's figures for ``vol`` (the protocol's, capped by the service level's own for
+    that protocol) and the extra core seconds per byte of signing, encryption or TLS. A
+    ``connection.bandwidth`` in the scenario is taken as it is."""
+    proto = s.catalog.protocol(vol.protocol)
+    level = s.catalog.service(vol.service, vol.level)
+    _, bandwidth, extra = connection_costs(proto, vol)
+    path = client_path(proto, level.clients.get(vol.protocol), bandwidth)
+    if vol.connection and vol.connection.bandwidth:
+        path = replace(path, connection_bytes=bandwidth)
+    return path, extra
+
+
+def describe(name: str, level: str, protocol: str, path: ClientPath, proto: Protocol, word: str) -> str | None:
+    """A note naming the service's own client figures where they differ from the protocol's."""
+    parts = []
+    if path.connection_ops and path.connection_ops != proto.connection_iops:
+        parts.append(f"one {word} carries at most {path.connection_ops:,.0f} requests/s")
+    if path.connection_bytes < proto.connection_bandwidth:
+        parts.append(f"one {word} carries at most {format_rate(path.connection_bytes, binary=True)}")
+    if path.client_ops:
+        parts.append(f"a client's {word}s carry {path.client_ops:,.0f} requests/s together")
+    if path.client_bytes:
+        parts.append(f"a client's {word}s carry {format_rate(path.client_bytes, binary=True)} together")
+    if path.rss_cores != proto.rss_cores:
+        parts.append(f"the stack runs on at most {path.rss_cores} cores")
+    if not parts:
+        return None
+    return f"{name}: {level} over {protocol}: " + "; ".join(parts) + " (the service's figures, fitted: see docs/model.md)"
 
 
 def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: list[ScenarioJob],
@@ -154,10 +195,25 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
     proto = s.catalog.protocol(vol.protocol)
     smb = vol.protocol == "smb3"
     count = connections(s, name, vol, proto)
-    ops, bandwidth, extra = connection_costs(proto, vol)
+    path, extra = client_figures(s, vol)
     word = "channel" if smb else "connection"
-    conns = [b.cap(f"{p}{name}: {word} #{i + 1}", "connection", Cap(ops or None, bandwidth)) for i in range(count)]
-    cpu = vm.cores(b, proto.rss_cores)
+    note = describe(name, f"{vol.service}-{vol.level}", vol.protocol, path, proto, word)
+    if note:
+        b.note(note)
+    conns = [b.cap(f"{p}{name}: {word} #{i + 1}", "connection", Cap(path.connection_ops or None, path.connection_bytes))
+             for i in range(count)]
+    together = None
+    if path.client_ops or path.client_bytes:
+        together = b.cap(f"{p}{name}: the client's {word}s together", "connection",
+                         Cap(path.client_ops, path.client_bytes))
+    cpu = vm.cores(b, path.rss_cores)
+    queues = machine = None
+    if cpu and path.rss_queues and vm.cpus and count > 1:  # one connection: its own cap is its queue
+        q = min(path.rss_queues, vm.cpus)
+        used = rss_queues_used(q, count)
+        queues = b.cap(f"{p}{name}: receive queues ({used:.2f} of {q} busy with {count} {word}(s))", "cpu",
+                       Cap(None, used * 1e9))
+        machine = vm.cores(b)
     per_conn_slots: list[str | None] = [None] * count
     session = None
     if vol.protocol in ("nfs3", "dnfs"):
@@ -178,8 +234,17 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
                 tail += (Load(svc.delay, nbytes, svc.load),)
             link = vm.network if direction == "write" else vm.receive
             client_side: tuple[Step, ...] = (Visit(link, nbytes),) if link else ()
-            if cpu:
-                client_side = (work(cpu, stack_seconds(proto, nbytes, extra)),) + client_side
+            if together:
+                client_side = (Visit(together, nbytes),) + client_side
+            per_io, per_byte = stack_parts(proto, nbytes, extra)
+            if queues:
+                # per-IO work on the RSS cores, per-byte work on the queues the connections occupy;
+                # they may be the same cores, so every vCPU of the VM bounds the two together
+                both = work(machine, per_io + per_byte)
+                client_side = ((work(queues, per_byte), both) if machine == cpu else
+                               (work(cpu, per_io), work(queues, per_byte), both)) + client_side
+            elif cpu:
+                client_side = (work(cpu, per_io + per_byte),) + client_side
             if vol.protocol == "nfs4.1":
                 spread = Fork(tuple((Visit(c, nbytes),) for c in conns), 1, "round-robin")
                 inner: tuple[Step, ...] = (spread,) + tail

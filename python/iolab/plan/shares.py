@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..catalog import ServiceLevel
-from ..compile.shares import stack_seconds
+from ..catalog.client import client_path, rss_queues_used
+from ..compile.shares import stack_parts, stack_seconds
 from ..network import LoadLaw
 from ..compile.vm import RECEIVE_PER_EGRESS
 from ..network import Cap
@@ -161,7 +162,9 @@ class _Family:
         self.net = np.array([n or np.inf for n in net])
         self.recv = self.net * RECEIVE_PER_EGRESS
         vcpus = np.array([float(cat.vms[vm].vcpus) if vm else 0.0 for vm in self.vm_ids])
-        self.cores = np.minimum(vcpus, float(proto.rss_cores)) if proto.rss_cores else vcpus
+        # the client's figures as this service answers them (docs/model.md, "Per-service client figures")
+        self.client = client = client_path(proto, level.clients.get(proto_id), proto.connection_bandwidth)
+        self.cores = np.minimum(vcpus, float(client.rss_cores)) if client.rss_cores else vcpus
         self.knob = _knob(req, level, large)
         st = wl.streams
         self.q = np.array([s.share for s in st])
@@ -169,6 +172,15 @@ class _Family:
         self.write = np.array([s.direction == "write" for s in st])
         # one client core's time per IO on the protocol stack, in whole nanoseconds as compiled
         self.stack_ns = np.array([max(1, round(stack_seconds(proto, b) * 1e9)) for b in self.b], dtype=float)
+        # SMB: per-IO work on the RSS cores, per-byte work on the receive queues the connections occupy,
+        # every vCPU bounding both (compile.shares); a row with one connection or no cores has one pool
+        parts = [stack_parts(proto, b) for b in self.b]
+        self.io_ns = np.array([max(1, round(io * 1e9)) for io, _ in parts], dtype=float)
+        self.byte_ns = np.array([max(1, round(nb * 1e9)) for _, nb in parts], dtype=float)
+        self.vcpus = vcpus
+        self.queues = np.array([rss_queues_used(min(client.rss_queues, int(v)), int(c))
+                                if client.rss_queues and v > 0 and c > 1 else 0.0
+                                for v, c in zip(vcpus, self.count)])
         self.latency = level.latency
         ll = level.load_latency
         self.law = LoadLaw("", ll.delay, ll.onset, ll.exponent) if ll is not None and ll.delay > 0 else None
@@ -190,18 +202,28 @@ class _Family:
         lam = self.wl.per_client
         d_s, u_s = self.service(x)
         c = self.count[rows][:, None]
-        conn = Cap(self.proto.connection_iops, self.proto.connection_bandwidth)
+        conn = Cap(self.client.connection_ops or None, self.client.connection_bytes)
         d_conn = np.array([conn.demand(int(b)) for b in self.b])                 # one visit, (streams,)
+        together = Cap(self.client.client_ops, self.client.client_bytes)
+        d_all = np.array([together.demand(int(b)) for b in self.b])             # all connections at once
         d_net = np.where(self.write, self.b, 0.0) / self.net[rows][:, None]      # (rows, streams)
         d_recv = np.where(self.write, 0.0, self.b) / self.recv[rows][:, None]    # (rows, streams)
         cores = self.cores[rows][:, None]
+        queues, vcpus = self.queues[rows][:, None], self.vcpus[rows][:, None]
+        split = (queues > 0) & (cores < vcpus)              # the RSS cores and every vCPU are two pools
         with np.errstate(divide="ignore", invalid="ignore"):
-            d_cpu = np.where(cores > 0, self.stack_ns[None, :] / np.where(cores > 0, cores, 1.0) / 1e9, 0.0)
-        u_conn = lam * float(self.q @ d_conn) / c[:, 0]
+            d_cpu = np.where(cores > 0, np.where(split, self.io_ns[None, :], self.stack_ns[None, :])
+                             / np.where(cores > 0, cores, 1.0) / 1e9, 0.0)
+            d_queue = np.where(queues > 0, self.byte_ns[None, :] / np.where(queues > 0, queues, 1.0) / 1e9, 0.0)
+            d_all_cpu = np.where(split, self.stack_ns[None, :] / np.where(split, vcpus, 1.0) / 1e9, 0.0)
+        u_one = lam * float(self.q @ d_conn) / c[:, 0]
+        u_all = np.full(len(rows), lam * float(self.q @ d_all))
         u_net = lam * (self.q * d_net).sum(axis=1)
         u_recv = lam * (self.q * d_recv).sum(axis=1)
         u_cpu = lam * (self.q * d_cpu).sum(axis=1)
-        z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_conn - d_s)
+        u_queue = lam * (self.q * d_queue).sum(axis=1)
+        u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
+        z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s)
 
         def stretch(d: np.ndarray, u: np.ndarray | float) -> np.ndarray:
             u = np.asarray(u, dtype=float)
@@ -209,11 +231,13 @@ class _Family:
                 return np.where(d > 0, np.where(u < 1.0, d / (1.0 - u), np.inf), 0.0)
 
         load = self.law.delay(u_s) if self.law is not None else 0.0
-        inside = z + load + stretch(d_conn[None, :], u_conn[:, None]) + stretch(d_s[None, :], u_s)
-        outside = stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
+        inside = z + load + stretch(d_conn[None, :], u_one[:, None]) + stretch(d_s[None, :], u_s)
+        outside = (stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
+                   + stretch(d_queue, u_queue[:, None]) + stretch(d_all_cpu, u_all_cpu[:, None])
+                   + stretch(d_all[None, :], u_all[:, None]))
         latency = (self.q * (inside + outside)).sum(axis=1)
-        util = {"service": np.full(len(rows), u_s), "connection": u_conn, "network": u_net, "receive": u_recv,
-                "cpu": u_cpu}
+        util = {"service": np.full(len(rows), u_s), "connection": np.maximum(u_one, u_all), "network": u_net,
+                "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
         occupancy = lam * (self.q * inside).sum(axis=1)
         if self.proto.id == "nfs3" and self.slots:
             util["connection-slots"] = occupancy / c[:, 0] / self.slots
@@ -309,7 +333,7 @@ class _Family:
             if proto_id == "nfs3" and self.slots:
                 out.append(("connection-slots", f"each NFSv3 connection has {self.slots} slots"))
             out.append(("connection", f"one {proto_id} connection carries about "
-                                      f"{format_rate(self.proto.connection_bandwidth, binary=True)}"))
+                                      f"{format_rate(self.client.connection_bytes, binary=True)}"))
             return out
 
         family = f"{level.id}{' large' if large else ''} {proto_id}"
