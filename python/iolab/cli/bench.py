@@ -97,15 +97,18 @@ def run(
         check_plot_path(plot)
     if source is not None:
         expect(source, ("scenario", "fio-jobs"))
-    if source is None:
+    if source is None or source.suffix.lower() not in (".yaml", ".yml"):
         refuse_alone("--volume", volume, "with a scenario file (the scenario volume --target stands for)")
+        refuse_alone("--catalog", catalog, "with a scenario file (whose ids it adds to or overrides)")
     jobs, scenario = load_jobs(source, catalog or [], volume)
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}
     jobs = override(jobs, {k: parse_option(k, v) for k, v in flags.items() if v is not None and k in OVERRIDABLE})
     from_source = traps_of(scenario) if scenario is not None else jobfile_traps(source) if source else []
-    if iodepth is not None or ioengine is not None:  # the flags decide: the jobs as they will run say
-        from_source = [t for t in from_source if not (t.field or "").endswith(".iodepth")]
+    # An option a flag overrides is not warned about where the source wrote it: the flag
+    # decides (the iodepth warning is the jobs' as they will run, so --ioengine decides it too).
+    replaced = {k for k, v in flags.items() if v is not None} | ({"iodepth"} if ioengine is not None else set())
+    from_source = [t for t in from_source if (t.field or "").rpartition(".")[2] not in replaced]
     warn(unique([*from_source, *flag_traps(flags, jobs)]))
     hosts = load_hosts(client or [], clients)
     if scenario is not None:

@@ -58,6 +58,8 @@ def characterize(
         check_output(output, force=force)
     else:
         refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
+    if not store:
+        refuse_alone("--db", db, "with --store, the default (the database the characterization is saved in)")
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")

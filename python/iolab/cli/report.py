@@ -39,6 +39,8 @@ def report(
             refuse_alone("--calibration", calibration, "to predict reports")
         if kind not in ("predict", "plan"):
             refuse_alone("--catalog", catalog, "to predict and plan reports")
+        if kind not in ("run", "sweep"):
+            refuse_alone("--db", db, "to run and sweep reports (the stored runs they read)")
     check_output(output, force=force)
     page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top or 5)
     text = page.html(__version__)
