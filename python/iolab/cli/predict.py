@@ -99,13 +99,19 @@ def explain(p: Prediction) -> str:
 
 
 def burst_changes(p: Prediction, within: float = 0.01) -> bool:
-    """Whether the burst phase changes a figure by more than `within` (1 %): a burst line
-    that changes nothing is not printed."""
+    """Whether the burst phase changes a figure by more than `within` (1 %) on some cap's
+    credits: a burst line that changes nothing, or whose caps with credits all stay within
+    their sustained rates (another limit binds), is not printed."""
     burst = p.solution.burst
-    if burst is None:
+    if burst is None or not burst.spending:
         return False
     return any(abs(a - b) > within * max(abs(b), 1e-12)
                for a, b in ((burst.iops, p.iops), (burst.bandwidth, p.bandwidth), (burst.latency, p.latency)))
+
+
+def _labels(labels) -> list[str]:
+    """Resource labels, alike ones folded (``4 × data: P20 #*``)."""
+    return [row[0] for row in fold([[label] for label in labels])]
 
 
 def _reach(p: Prediction) -> str:
@@ -158,9 +164,13 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
     burst = p.solution.burst
     if burst is not None and burst_changes(p):
         lasts = "indefinitely at this load" if burst.duration is None else f"for {format_duration(burst.duration)}"
-        console.print(f"[bold]Burst:[/] while credits last ({', '.join(burst.resources)}): "
-                      f"{format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, {format_duration(burst.latency)}; "
-                      f"a full bucket lasts {lasts}.")
+        idle = _labels([r for r in burst.resources if r not in burst.spending])
+        one = len(idle) == 1 and not idle[0][0].isdigit()
+        behind = (f" ({', '.join(idle)} {'has' if one else 'have'} credits too, but {'stays' if one else 'stay'} "
+                  "within its sustained rate here)") if idle else ""
+        console.print(f"[bold]Burst:[/] on the burst credits of {', '.join(_labels(burst.spending))}{behind}: "
+                      f"{format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, {format_duration(burst.latency)} "
+                      f"while they last; a full bucket lasts {lasts}.")
     for note in p.network.notes:
         console.print(f"[dim]note: {note}[/]")
     if p.scenario.ignored:
