@@ -173,7 +173,8 @@ def _tail(check, key: str) -> str:
         return "—"
     low_high = check.interval.get(key)
     shown = format_duration(check.estimate[key])
-    return shown if low_high is None else f"{shown} ({format_duration(low_high[0])}–{format_duration(low_high[1])})"
+    # a latency is never negative: an interval from few replications can reach below 0
+    return shown if low_high is None else f"{shown} ({format_duration(max(0.0, low_high[0]))}–{format_duration(low_high[1])})"
 
 
 def _bill(b) -> str:

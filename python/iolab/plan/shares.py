@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..catalog import ServiceLevel
-from ..compile.shares import stack_seconds
+from ..compile.shares import read_ahead_request, stack_seconds
+from ..scenario import ShareVolume
 from ..network import LoadLaw
 from ..compile.vm import RECEIVE_PER_EGRESS
 from ..network import Cap
@@ -163,7 +164,9 @@ class _Family:
         vcpus = np.array([float(cat.vms[vm].vcpus) if vm else 0.0 for vm in self.vm_ids])
         self.cores = np.minimum(vcpus, float(proto.rss_cores)) if proto.rss_cores else vcpus
         self.knob = _knob(req, level, large)
+        self.wl = wl = wl.requests(lambda job: read_ahead_request(self.volume(), proto, job.fio))
         st = wl.streams
+        self.requests = float(sum(s.share for s in st))  # requests per application IO (1 without read-ahead)
         self.q = np.array([s.share for s in st])
         self.b = np.array([float(s.bytes) for s in st])
         self.write = np.array([s.direction == "write" for s in st])
@@ -176,6 +179,12 @@ class _Family:
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
         self.limits = Limits.of(req)
+
+    def volume(self) -> ShareVolume:
+        """A share of this family as the candidates' scenarios have it (its protocol's
+        read-ahead and rsize: the plan sets neither)."""
+        lv = self.level
+        return ShareVolume(service=lv.service, level=lv.level, size=lv.min_size, protocol=self.proto.id)  # type: ignore[arg-type]
 
     def service(self, x: int) -> tuple[np.ndarray, float]:
         """Demand per IO at the service cap for each stream, and its utilization at the load."""
@@ -211,7 +220,7 @@ class _Family:
         load = self.law.delay(u_s) if self.law is not None else 0.0
         inside = z + load + stretch(d_conn[None, :], u_conn[:, None]) + stretch(d_s[None, :], u_s)
         outside = stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
-        latency = (self.q * (inside + outside)).sum(axis=1)
+        latency = (self.q * (inside + outside)).sum(axis=1) / self.requests  # per request, as solve_open
         util = {"service": np.full(len(rows), u_s), "connection": u_conn, "network": u_net, "receive": u_recv,
                 "cpu": u_cpu}
         occupancy = lam * (self.q * inside).sum(axis=1)
