@@ -45,6 +45,8 @@ def test_options_silent_in_a_mode_are_refused(iolab, tmp_path):
     jobfile = DATA / "fio" / "jobs" / "rate-limited-oltp.fio"
     target = tmp_path / "target"
     target.mkdir()
+    predicted = tmp_path / "p.json"
+    predicted.write_text(iolab("predict", str(EXAMPLES / "oltp-ds13-p30.yaml"), "--json").out)
     cases = [
         (["simulate", str(EXAMPLES / "oltp-ds13-p30.yaml"), "--interval", "1s"], "--interval", "with --json or --plot"),
         (["report", "plan", REQ, "-o", str(tmp_path / "r.html"), "--db", str(tmp_path / "x.db")], "--db",
@@ -54,6 +56,12 @@ def test_options_silent_in_a_mode_are_refused(iolab, tmp_path):
         (["bench", "run", str(jobfile), "--target", str(target), "--volume", "data"], "--volume", "with a scenario"),
         (["bench", "run", str(jobfile), "--target", str(target), "--catalog", str(EXAMPLES / "private-catalog.yaml")],
          "--catalog", "with a scenario"),
+        (["bench", "run", "--target", str(target), "--rw", "randread", "--rwmixread", "70"], "--rwmixread",
+         "to a mixed pattern"),
+        (["report", "predict", str(predicted), "-o", str(tmp_path / "r.html"), "--catalog",
+          str(EXAMPLES / "private-catalog.yaml")], "--catalog", "to a scenario (YAML); a JSON item"),
+        (["report", "predict", str(predicted), "-o", str(tmp_path / "r.html"), "--calibration",
+          str(EXAMPLES / "p30-calibration.yaml")], "--calibration", "to a scenario (YAML)"),
     ]
     for args, option, words in cases:
         r = iolab(*args)
@@ -61,6 +69,29 @@ def test_options_silent_in_a_mode_are_refused(iolab, tmp_path):
         assert r.err.startswith(f"error: {option}: has no effect here: it applies {words}"), r.err
         assert r.err.count("\n") == 1 and r.out == ""
     assert list(target.iterdir()) == [] and not (tmp_path / "x.db").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_a_rwmixread_sweep_without_a_mixed_job_is_refused_and_a_mixed_one_taken(iolab, tmp_path):
+    r = iolab("bench", "run", "--target", str(tmp_path), "--rw", "randread", "--sweep", "rwmixread=50,70")
+    assert r.code == 2 and r.err.startswith("error: --sweep: rwmixread has no effect here: it applies to a mixed")
+    assert list(tmp_path.iterdir()) == []
+    # a mixed pattern takes it: the refusal is about the pattern, not the option (the target is missing)
+    r = iolab("bench", "run", "--target", str(tmp_path / "missing"), "--rw", "randrw", "--rwmixread", "70")
+    assert r.code == 2 and r.err.startswith("error: --target: ")
+
+
+def test_characterize_interval_is_refused_for_files_with_their_own_times(iolab):
+    from conftest import DATA
+
+    timed = str(DATA / "telemetry" / "iostat-12.5.txt")  # iostat -t: every report has its time
+    r = iolab("characterize", timed, "--interval", "5s", "--no-store")
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: --interval: has no effect here: it applies with --live, or to files without times of "
+                     "their own (these files carry theirs)\n")
+    untimed = str(DATA / "telemetry" / "iostat-10.1.5.txt")  # no times: --interval sets the spacing
+    assert iolab("characterize", untimed, "--interval", "5s", "--no-store", "--json").json()["interval"] == 5
+    # with one file of each kind it applies to one of them: taken
+    assert iolab("characterize", timed, untimed, "--interval", "5s", "--no-store", "--json").code == 0
 
 
 def test_results_show_refuses_jobfile_with_json(iolab, tmp_path):

@@ -38,6 +38,9 @@ def _executor() -> Any:
     return ProcessExecutor()
 
 
+#: the fio patterns that mix reads and writes (the ones rwmixread applies to).
+MIXED = ("rw", "randrw", "readwrite")
+
 DB_OPTION = typer.Option(None, "--db", metavar="PATH", help="The results database (default: results.db in the user's data directory).",
                          show_default=False)
 
@@ -114,6 +117,11 @@ def run(
     if scenario is not None:
         check_clients(scenario, len(hosts) or 1, remote=bool(hosts))
     axes = parse_axes(sweep or [])
+    if not any(j.rw in MIXED for j in jobs):  # fio reads rwmixread only for a mixed pattern
+        applies = "to a mixed pattern (--rw rw or randrw), and no job here mixes reads and writes"
+        refuse_alone("--rwmixread", rwmixread, applies)
+        if "rwmixread" in axes:
+            raise InputError(f"rwmixread has no effect here: it applies {applies}", field="--sweep")
     target_s = duration_option(latency_target, "--latency-target", positive=True)
     if target_s is None:
         refuse_alone("--latency-percentile", latency_percentile, "with --latency-target T (the percentile it bounds)")

@@ -69,6 +69,9 @@ def characterize(
         if not files:
             raise SchemaError("give one or more telemetry files (or --live DEVICE|MOUNT)", field="FILE")
         trace = read_files(list(files), interval=step)
+        if not trace.interval_used:
+            refuse_alone("--interval", interval, "with --live, or to files without times of their own (these "
+                         "files carry theirs)")
     if not trace.samples:
         raise SchemaError("no samples were taken (the duration is shorter than one interval?)", field="--live")
     p = profile(trace, percentile=percentile, comfort=comfort, devices=device)
