@@ -94,6 +94,25 @@ def test_characterize_interval_is_refused_for_files_with_their_own_times(iolab):
     assert iolab("characterize", timed, untimed, "--interval", "5s", "--no-store", "--json").code == 0
 
 
+@pytest.mark.parametrize("command", ["predict", "simulate --ios 2000"])
+def test_all_is_refused_with_json_whose_lists_are_never_folded(iolab, command):
+    name, *rest = command.split()
+    r = iolab(name, str(EXAMPLES / "oltp-ds13-p30.yaml"), *rest, "--json", "--all")
+    assert r.code == 2 and r.out == ""
+    assert r.err.startswith("error: --all: has no effect here: it applies to the tables")
+
+
+def test_all_unfolds_every_phase_of_a_phased_file(iolab, tmp_path):
+    path = tmp_path / "phases.yaml"
+    path.write_text("version: 1\nclients: {vm: Standard_DS13}\nvolumes:\n  data:\n    disks: [{sku: P30, count: 4}]\n"
+                    "jobs:\n  - {name: fill, rw: write, bs: 1m, iodepth: 4, ioengine: libaio, size: 1g}\n"
+                    "  - {name: probe, rw: randread, bs: 8k, iodepth: 8, ioengine: libaio, stonewall: 1}\n")
+    folded = iolab("predict", str(path)).out
+    assert folded.count("Phase ") == 2 and folded.count("4 × data: P30 #*") == 2 and "data: P30 #4" not in folded
+    every = iolab("predict", str(path), "--all").out
+    assert every.count("data: P30 #4") == 2 and "4 × data" not in every
+
+
 def test_results_show_refuses_jobfile_with_json(iolab, tmp_path):
     r = iolab("results", "show", "1", "--jobfile", "--json", "--db", str(tmp_path / "x.db"))
     assert r.code == 2 and r.err.startswith("error: --jobfile: give --jobfile or --json, not both")

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from ..prediction import Prediction
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
+from .pairing import refuse_alone
+from .common import ALL_APPLIES, ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -190,6 +191,8 @@ def predict(
     from ..prediction import predict_file, sweep as run_sweep
     from ..scenario import load_scenario
 
+    if json_:
+        refuse_alone("--all", all_, ALL_APPLIES)
     if plot is not None:
         check_plot_path(plot)
     expect(scenario, "scenario")
@@ -204,7 +207,7 @@ def predict(
         if sweep is not None or plot is not None:
             raise SchemaError(f"--sweep and --plot take jobs that run together; this file runs in {len(preds)} "
                               "phases (stonewall, wait_for)", field="--sweep" if sweep is not None else "--plot")
-        _print_phases(preds, durations, scenario, json_, warnings)
+        _print_phases(preds, durations, scenario, json_, warnings, all_)
         return
     base = preds[0]
     points = None
@@ -253,7 +256,7 @@ def predict(
 
 
 def _print_phases(preds: list[Prediction], durations: list[float | None], path: Path, json_: bool,
-                  warnings: list | None = None) -> None:
+                  warnings: list | None = None, show_all: bool = False) -> None:
     """A file whose jobs run in phases: each phase's prediction, then the file's total."""
     from ..prediction import file_json
 
@@ -265,7 +268,7 @@ def _print_phases(preds: list[Prediction], durations: list[float | None], path: 
     for k, (p, d) in enumerate(zip(preds, durations), 1):
         lasts = f", {format_duration(d)}" if d is not None else ""
         console.print(f"[bold]Phase {k}[/] ({', '.join(j.name for j in p.scenario.jobs)}{lasts})")
-        _print(p, path)
+        _print(p, path, show_all)
     weights = "their durations" if all(d is not None for d in durations) else "equal weights (durations unknown)"
     console.print(f"[bold]File total[/] ({len(preds)} phases one after another, weighed by {weights}): "
                   f"{format_ops(doc['iops'])}, {format_rate(doc['bandwidth'])}, "

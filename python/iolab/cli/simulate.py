@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
+from .common import ALL_APPLIES, ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
 from .interrupts import Interrupted, interrupts_set
 from .pairing import refuse_alone
 
@@ -193,6 +193,8 @@ def simulate(
 
     if ios is not None and duration is not None:
         raise SchemaError("give --ios or --duration, not both", field="--ios")
+    if json_:
+        refuse_alone("--all", all_, ALL_APPLIES)
     if plot is not None:
         check_plot_path(plot)
     expect(scenario, "scenario")
