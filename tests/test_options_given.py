@@ -113,6 +113,24 @@ def test_all_unfolds_every_phase_of_a_phased_file(iolab, tmp_path):
     assert every.count("data: P30 #4") == 2 and "4 × data" not in every
 
 
+def test_report_top_is_refused_for_a_pool_plan(iolab, tmp_path):
+    out = tmp_path / "pool.html"
+    r = iolab("report", "plan", str(EXAMPLES / "pool-requirements.yaml"), "-o", str(out), "--top", "3")
+    assert r.code == 2 and r.err.startswith("error: --top: has no effect here: it applies to disk and share plans")
+    assert not out.exists()
+    assert iolab("report", "plan", str(EXAMPLES / "pool-requirements.yaml"), "-o", str(out)).code == 0
+
+
+@pytest.mark.parametrize("args", [["list", "protocols"], ["show", "nfs3"], ["show", "defaults"]])
+def test_catalog_region_is_refused_for_rows_without_prices(iolab, args):
+    r = iolab("catalog", *args, "--region", "eastus")  # the default value, given: still given
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: --region: has no effect here: it applies to rows with prices (VMs, disks, services); "
+                     "protocols and the defaults have none\n")
+    assert iolab("catalog", *args).code == 0
+    assert iolab("catalog", "show", "P30", "--region", "westeurope", "--json").json()["region"] == "westeurope"
+
+
 def test_results_show_refuses_jobfile_with_json(iolab, tmp_path):
     r = iolab("results", "show", "1", "--jobfile", "--json", "--db", str(tmp_path / "x.db"))
     assert r.code == 2 and r.err.startswith("error: --jobfile: give --jobfile or --json, not both")

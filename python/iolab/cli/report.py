@@ -48,7 +48,7 @@ def report(
             refuse_alone("--calibration", calibration, computed)
             refuse_alone("--top", top, computed)
     check_output(output, force=force)
-    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top or 5)
+    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top)
     text = page.html(__version__)
     write_output(output, text, force=force)
     if json_:
