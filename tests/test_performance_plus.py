@@ -55,3 +55,8 @@ def test_performance_plus_on_a_sku_without_it_is_refused(iolab, tmp_path, sku):
 def test_the_refused_example_of_the_docs(iolab):
     r = iolab("predict", str(DATA / "scenarios" / "performance-plus-p20.yaml"))
     assert r.code == 2 and "performance-plus" in r.err and r.err.count("\n") == 1
+
+
+def test_the_simulator_runs_performance_plus_disks_at_their_raised_caps(iolab):
+    doc = iolab("simulate", str(EXAMPLE), "--ios", "20000", "--json").json()
+    assert doc["iops"] == pytest.approx(32000, rel=0.03)  # 2 × 16,000, as predict (the disks bind)
