@@ -11,9 +11,9 @@ def test_a_job_file_warns_about_its_traps(iolab, tmp_path):
     assert r.code == 0, r.err
     doc = r.json()
     fields = sorted(w["field"] for w in doc["warnings"])
-    assert fields == ["[j].iodepth", "bs"]
+    assert fields == ["[j].bs", "[j].iodepth"]
     assert all(w["file"] == str(path) for w in doc["warnings"])
-    assert "4,000 bytes" in next(w["message"] for w in doc["warnings"] if w["field"] == "bs")
+    assert "4,000 bytes" in next(w["message"] for w in doc["warnings"] if w["field"] == "[j].bs")
     assert r.err.count("warning: ") == 2 and f"warning: {path}: [j].iodepth: job j: iodepth=32 has no effect" in r.err
     assert doc["jobs"][0]["bs"] == 4000 and doc["jobs"][0]["outstanding"] == 1
 

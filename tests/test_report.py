@@ -195,7 +195,8 @@ def test_bad_input_is_one_line_and_exit_2(iolab, tmp_path, args, message):
     bad.write_text("{nope")
     fill = {"db": db, "bad": bad, "missing": tmp_path / "missing.yaml", "other": DATA / "report" / "characterize.json"}
     out = tmp_path / "r.html"
-    r = iolab(f"report {args.format(**fill)} -o {out} --db {db}")
+    stored = f" --db {db}" if args.split()[0] in ("run", "sweep") else ""  # --db reads runs only
+    r = iolab(f"report {args.format(**fill)} -o {out}{stored}")
     assert r.code == 2, r.err
     assert r.err.startswith(message.format(**fill)) and r.err.count("\n") == 1, r.err
     assert not out.exists()

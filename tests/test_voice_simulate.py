@@ -80,6 +80,6 @@ def test_a_burst_line_that_changes_nothing_is_not_printed(iolab):
     doc = iolab(f"predict {EXAMPLES / 'sql-data-and-log.yaml'} --json").json()
     assert doc["burst"]["iops"] == pytest.approx(doc["iops"], rel=0.01)  # the P20 log bursts: +0.1 %
     assert "Burst:" not in iolab(f"predict {EXAMPLES / 'sql-data-and-log.yaml'}").out
-    assert "Burst: while credits last (Standard_D16s_v5 uncached)" in iolab(f"predict {BURST}").out
+    assert "Burst: on the burst credits of Standard_D16s_v5 uncached:" in iolab(f"predict {BURST}").out
     sim = iolab(f"simulate {EXAMPLES / 'sql-data-and-log.yaml'} --ios 50000").out
     assert "Bursting:" not in sim and "left at the end" not in sim  # the log disks earn credits as fast as they spend

@@ -85,7 +85,7 @@ def test_bench_warns_about_its_source_file_too(iolab, tmp_path):
     job.write_text("[global]\nioengine=psync\n[a]\nrw=randread\nbs=4KiB\niodepth=8\n")
     r = iolab("bench", "run", str(job), "--target", str(tmp_path / "missing"))
     assert r.code == 2
-    assert f"warning: {job}: bs: bs=4KiB is 4,000 bytes to fio" in r.err
+    assert f"warning: {job}: [a].bs: bs=4KiB is 4,000 bytes to fio" in r.err
     assert r.err.count("iodepth=8 has no effect") == 1
     r = iolab("bench", "run", str(TRAPS), "--target", str(tmp_path / "missing"), "--iodepth", "8")
     assert r.err.count("has no effect") == 1 and "iodepth=8" in r.err  # the flag, not the file's 32

@@ -412,7 +412,11 @@ class BurstResult:
     bandwidth: float
     latency: float
     duration: float | None      # seconds; None when credits never run out at this load
-    resources: tuple[str, ...]  # labels of the caps that burst
+    resources: tuple[str, ...]  # labels of the caps that have burst credits
+    #: labels of the caps that spend credits at this load: they run above their sustained
+    #: rate, so without their burst they would be the limit (a cap with credits that stays
+    #: within its sustained rate, behind another limit, is not in play).
+    spending: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -715,6 +719,7 @@ def _burst(network: Network, ch: Chains) -> BurstResult | None:
         bw += float(X[ch.jobs.index(c.job)]) * c.probability * c.bytes
     lat = float((N.sum() - X @ T) / iops) if iops > 0 else math.inf
     duration: float | None = None
+    spending = []
     for r in bursting:
         cap, b = r.cap, r.cap.burst
         assert cap is not None and b is not None
@@ -725,13 +730,18 @@ def _burst(network: Network, ch: Chains) -> BurstResult | None:
             for nbytes, w in visits:
                 ops_rate += x * w * cap.ops(nbytes)
                 bytes_rate += x * w * nbytes
+        over = False
         for credit, rate, base in ((b.credit_ops, ops_rate, cap.ops_per_s),
                                    (b.credit_bytes, bytes_rate, cap.bytes_per_s)):
-            if credit and base and rate > base * (1 + 1e-9):
-                t = credit * b.initial / (rate - base)
-                duration = t if duration is None else min(duration, t)
+            if base and rate > base * (1 + 1e-9):
+                over = True
+                if credit:
+                    t = credit * b.initial / (rate - base)
+                    duration = t if duration is None else min(duration, t)
+        if over:
+            spending.append(r.label)
     del kidx, U
-    return BurstResult(iops, bw, lat, duration, tuple(r.label for r in bursting))
+    return BurstResult(iops, bw, lat, duration, tuple(r.label for r in bursting), tuple(spending))
 
 
 def _visits(cls: Class, rid: str) -> list[tuple[int, float]]:

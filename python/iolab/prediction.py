@@ -89,7 +89,7 @@ class Prediction:
         if sol.burst is not None:
             doc["burst"] = {**_figures(sol.burst.iops, sol.burst.bandwidth, sol.burst.latency),
                             "duration": None if sol.burst.duration is None else round(sol.burst.duration, 3),
-                            "resources": list(sol.burst.resources)}
+                            "resources": list(sol.burst.resources), "spending": list(sol.burst.spending)}
         if self.network.notes:
             doc["notes"] = list(self.network.notes)
         if self.scenario.ignored:

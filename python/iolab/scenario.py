@@ -92,6 +92,7 @@ class DiskGroup(_Model):
     burst_iops: OpsRate | None = None
     burst_bandwidth: Rate | None = None
     on_demand_bursting: bool = False
+    performance_plus: bool = False
 
 
 class DiskVolume(_Model):
@@ -370,6 +371,10 @@ def check_rules(s: Scenario) -> None:
                     raise RuleViolation("on-demand-bursting", f"on-demand bursting exists only on Premium SSD "
                                         f"disks larger than 512 GiB (P30 and up), not {sku.id}", file=f,
                                         field=f"{field}.on_demand_bursting")
+                if g.performance_plus and not (isinstance(sku, DiskSku) and sku.performance_plus):
+                    raise RuleViolation("performance-plus", f"performance plus exists only on the disk sizes the "
+                                        f"catalog gives its limits ({_plus_skus(cat)}), not {sku.id}", file=f,
+                                        field=f"{field}.performance_plus")
                 premium = sku.tier in ("premium", "premium-v2", "ultra")
                 if premium and vm is not None and not vm.premium_storage:
                     raise RuleViolation("premium-storage", f"{vm.id} does not take premium disks ({sku.id} is "
@@ -389,6 +394,20 @@ def check_rules(s: Scenario) -> None:
     if vm is not None and total_disks > vm.max_data_disks:
         raise RuleViolation("max-data-disks", f"{vm.id} takes at most {vm.max_data_disks} data disks; the "
                             f"scenario attaches {total_disks}", file=f, field="volumes")
+
+
+def _plus_skus(cat: Catalog) -> str:
+    """The SKUs with performance plus limits, runs of one family written as ranges
+    (``P30–P80, E30–E80, S30–S80``)."""
+    runs: list[list[str]] = []
+    for sku in cat.disks.values():  # catalog order: each family by size
+        if sku.performance_plus is None:
+            continue
+        if runs and runs[-1][-1].rstrip("0123456789") == sku.id.rstrip("0123456789"):
+            runs[-1].append(sku.id)
+        else:
+            runs.append([sku.id])
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs) or "none"
 
 
 def resolve_disk(cat: Catalog, sku: str, *, file: str, field: str) -> DiskSku | ProvisionedDisk:

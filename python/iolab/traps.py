@@ -62,29 +62,63 @@ def _kb_base_trap(option: str, text: str, *, file: str | None, field: str) -> li
     return out
 
 
-def _options_of(entry: Any, base: Path) -> list[tuple[str, str]]:
-    """The (option, value) texts of one raw job entry: a mapping, {fio: ...} or {fio_file: ...}."""
+def _cmdline_sections(text: str) -> list[tuple[str, list[tuple[str, str, int]]]]:
+    """A fio command line's options as job-file sections: those before the first ``--name``
+    are ``global``, each ``--name`` starts a job."""
+    from .fio.options import canonical, is_job_option
+
+    sections: list[tuple[str, list[tuple[str, str, int]]]] = [("global", [])]
+    for w in shlex.split(text):
+        k, _, v = w[2:].partition("=") if w.startswith("--") else ("", "", "")
+        if k == "name":
+            sections.append((v or "?", []))
+        elif k and is_job_option(k):
+            sections[-1][1].append((canonical(k), v, 0))
+    return sections
+
+
+def _size_traps(sections: list, *, file: str | None, field: Any) -> list[Trap]:
+    """kb_base warnings for the size options each job runs with (a global option every job
+    overrides is not warned about), once per place written; `field(section, option)` names
+    that place. A job that sets kb_base, or inherits it, is left alone."""
+    from .fio.jobfile import effective_options
+
+    out: list[Trap] = []
+    seen: set[tuple[str, str]] = set()
+    for _, options in effective_options(sections):
+        if "kb_base" in options:
+            continue
+        for name, (value, section, _) in options.items():
+            if name in _SIZE_OPTIONS and (section, name) not in seen:
+                seen.add((section, name))
+                out.extend(_kb_base_trap(name, value, file=file, field=field(section, name)))
+    return out
+
+
+def _entry_traps(entry: Any, i: int, *, file: str | None, base: Path) -> list[Trap]:
+    """kb_base warnings of one raw job entry: a mapping of fio options, ``{fio: ...}`` (named
+    ``jobs[i].fio``) or ``{fio_file: ...}`` (named in the job file: ``[section].bs``)."""
+    from .errors import InputError
+    from .fio.jobfile import jobfile_sections
+
     if not isinstance(entry, dict):
         return []
-    if isinstance(entry.get("fio"), str):
-        pairs = []
-        try:
-            words = shlex.split(entry["fio"])
-        except ValueError:
-            return []
-        for w in words:
-            if w.startswith("--") and "=" in w:
-                k, _, v = w[2:].partition("=")
-                pairs.append((k, v))
-        return pairs
-    if isinstance(entry.get("fio_file"), str):
-        try:
-            text = (base / entry["fio_file"]).read_text()
-        except (OSError, UnicodeDecodeError):
-            return []
-        return [(k.strip(), v.strip()) for k, _, v in
-                (ln.partition("=") for ln in text.splitlines() if "=" in ln and not ln.lstrip().startswith(("#", ";")))]
-    return [(str(k), str(v)) for k, v in entry.items() if isinstance(v, (str, int))]
+    try:
+        if isinstance(entry.get("fio"), str):
+            return _size_traps(_cmdline_sections(entry["fio"]), file=file, field=lambda s, k: f"jobs[{i}].fio")
+        if isinstance(entry.get("fio_file"), str):
+            path = base / entry["fio_file"]
+            return _jobfile_size_traps(path.read_text(), str(path))
+    except (OSError, UnicodeDecodeError, ValueError, InputError):
+        return []  # the file's own errors are reported where it is read
+    pairs = [(str(k), str(v), 0) for k, v in entry.items() if isinstance(v, (str, int))]
+    return _size_traps([(str(entry.get("name", "job")), pairs)], file=file, field=lambda s, k: f"jobs[{i}].{k}")
+
+
+def _jobfile_size_traps(text: str, path: str) -> list[Trap]:
+    from .fio.jobfile import jobfile_sections
+
+    return _size_traps(jobfile_sections(text, source=path), file=path, field=lambda s, k: f"[{s}].{k}")
 
 
 def job_traps(jobs: Iterable[Any], raw_jobs: Any, *, file: str | None, base: Path) -> list[Trap]:
@@ -92,13 +126,7 @@ def job_traps(jobs: Iterable[Any], raw_jobs: Any, *, file: str | None, base: Pat
     ``field``), `raw_jobs` the ``jobs:`` list as written (for the units it used)."""
     out: list[Trap] = []
     for i, entry in enumerate(raw_jobs if isinstance(raw_jobs, list) else []):
-        pairs = _options_of(entry, base)
-        if any(k == "kb_base" for k, _ in pairs):
-            continue
-        given_as = next((k for k in ("fio", "fio_file") if isinstance(entry, dict) and k in entry), None)
-        for k, v in pairs:
-            if k in _SIZE_OPTIONS:
-                out.extend(_kb_base_trap(k, v, file=file, field=f"jobs[{i}].{given_as or k}"))
+        out.extend(_entry_traps(entry, i, file=file, base=base))
     for j in jobs:
         trap = _sync_depth_trap(j.fio, file=file, field=f"{j.field}.iodepth")
         if trap:
@@ -119,9 +147,12 @@ def _sync_depth_trap(f: Any, *, file: str | None, field: str) -> Trap | None:
 def jobfile_traps(path: Path, jobs: Iterable[Any] = ()) -> list[Trap]:
     """Warnings about a fio job file: its sizes (``bs=4KiB``) unless it sets ``kb_base``, and
     the parsed `jobs` (fio jobs) whose iodepth a synchronous engine ignores."""
-    pairs = _options_of({"fio_file": path.name}, path.parent)
-    out = [] if any(k == "kb_base" for k, _ in pairs) else \
-        [t for k, v in pairs if k in _SIZE_OPTIONS for t in _kb_base_trap(k, v, file=str(path), field=k)]
+    from .errors import InputError
+
+    try:
+        out = _jobfile_size_traps(path.read_text(), str(path))
+    except (OSError, UnicodeDecodeError, InputError):
+        out = []  # the file's own errors are reported where it is read
     for f in jobs:
         trap = _sync_depth_trap(f, file=str(path), field=f"[{f.name}].iodepth")
         if trap:

@@ -38,6 +38,9 @@ def _executor() -> Any:
     return ProcessExecutor()
 
 
+#: the fio patterns that mix reads and writes (the ones rwmixread applies to).
+MIXED = ("rw", "randrw", "readwrite")
+
 DB_OPTION = typer.Option(None, "--db", metavar="PATH", help="The results database (default: results.db in the user's data directory).",
                          show_default=False)
 
@@ -97,20 +100,28 @@ def run(
         check_plot_path(plot)
     if source is not None:
         expect(source, ("scenario", "fio-jobs"))
-    if source is None:
+    if source is None or source.suffix.lower() not in (".yaml", ".yml"):
         refuse_alone("--volume", volume, "with a scenario file (the scenario volume --target stands for)")
+        refuse_alone("--catalog", catalog, "with a scenario file (whose ids it adds to or overrides)")
     jobs, scenario = load_jobs(source, catalog or [], volume)
     flags = {"rw": rw, "bs": bs, "iodepth": iodepth, "numjobs": numjobs, "size": size,
              "rwmixread": rwmixread, "ioengine": ioengine}
     jobs = override(jobs, {k: parse_option(k, v) for k, v in flags.items() if v is not None and k in OVERRIDABLE})
     from_source = traps_of(scenario) if scenario is not None else jobfile_traps(source) if source else []
-    if iodepth is not None or ioengine is not None:  # the flags decide: the jobs as they will run say
-        from_source = [t for t in from_source if not (t.field or "").endswith(".iodepth")]
+    # An option a flag overrides is not warned about where the source wrote it: the flag
+    # decides (the iodepth warning is the jobs' as they will run, so --ioengine decides it too).
+    replaced = {k for k, v in flags.items() if v is not None} | ({"iodepth"} if ioengine is not None else set())
+    from_source = [t for t in from_source if (t.field or "").rpartition(".")[2] not in replaced]
     warn(unique([*from_source, *flag_traps(flags, jobs)]))
     hosts = load_hosts(client or [], clients)
     if scenario is not None:
         check_clients(scenario, len(hosts) or 1, remote=bool(hosts))
     axes = parse_axes(sweep or [])
+    if not any(j.rw in MIXED for j in jobs):  # fio reads rwmixread only for a mixed pattern
+        applies = "to a mixed pattern (--rw rw or randrw), and no job here mixes reads and writes"
+        refuse_alone("--rwmixread", rwmixread, applies)
+        if "rwmixread" in axes:
+            raise InputError(f"rwmixread has no effect here: it applies {applies}", field="--sweep")
     target_s = duration_option(latency_target, "--latency-target", positive=True)
     if target_s is None:
         refuse_alone("--latency-percentile", latency_percentile, "with --latency-target T (the percentile it bounds)")

@@ -38,8 +38,13 @@ class Section(str, Enum):
 
 
 
+#: where --region applies: rows with prices (protocols and the defaults have none).
+REGION_APPLIES = "to rows with prices (VMs, disks, services); protocols and the defaults have none"
+
+
 @app.command("list")
 def list_(
+    ctx: typer.Context,
     section: Optional[Section] = typer.Argument(None, help="Which section to list; all of them when omitted."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
@@ -47,7 +52,10 @@ def list_(
 ) -> None:
     """List catalog entries as tables (or, with --json, as a list of objects with id and kind)."""
     from .catalog_view import _load, _rows, _tables, entry_json
+    from .pairing import refuse_given
 
+    if section == Section.protocols:
+        refuse_given(ctx, REGION_APPLIES, "--region")
     cat = _load(catalog, region)
     sections = [section] if section else list(Section)
     if json_:
@@ -60,16 +68,20 @@ def list_(
 
 @app.command("show")
 def show(
+    ctx: typer.Context,
     id: str = typer.Argument(..., help="A catalog id (Standard_DS13, P30, premium-v2, anf-ultra, nfs3) or 'defaults'."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     region: str = REGION_OPTION,
 ) -> None:
     """Show one catalog entry with every field, its source and its assumptions, priced in --region."""
-    from .catalog_view import _load, _show_table, entry_json
+    from .catalog_view import SECTION, _load, _show_table, entry_json
+    from .pairing import refuse_given
 
     cat = _load(catalog, region)
     row = cat.defaults if id == "defaults" else cat.entry(id)[1]
+    if type(row) not in SECTION:
+        refuse_given(ctx, REGION_APPLIES, "--region")
     if json_:
         print_json(entry_json(row, cat))
         return

@@ -58,6 +58,8 @@ def characterize(
         check_output(output, force=force)
     else:
         refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
+    if not store:
+        refuse_alone("--db", db, "with --store, the default (the database the characterization is saved in)")
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")
@@ -67,6 +69,9 @@ def characterize(
         if not files:
             raise SchemaError("give one or more telemetry files (or --live DEVICE|MOUNT)", field="FILE")
         trace = read_files(list(files), interval=step)
+        if not trace.interval_used:
+            refuse_alone("--interval", interval, "with --live, or to files without times of their own (these "
+                         "files carry theirs)")
     if not trace.samples:
         raise SchemaError("no samples were taken (the duration is shorter than one interval?)", field="--live")
     p = profile(trace, percentile=percentile, comfort=comfort, devices=device)

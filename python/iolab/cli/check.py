@@ -24,7 +24,8 @@ def _volume_summary(vol) -> str:
     from ..scenario import DeviceVolume, DiskVolume, ShareVolume
 
     if isinstance(vol, DiskVolume):
-        disks = ", ".join(f"{g.count}× {g.sku} (caching {g.caching})" for g in vol.disks)
+        disks = ", ".join(f"{g.count}× {g.sku} ({'performance plus, ' if g.performance_plus else ''}caching "
+                          f"{g.caching})" for g in vol.disks)
         n = sum(g.count for g in vol.disks)
         return disks + (f", striped at {format_size(vol.stripe_size)}" if n > 1 else "")
     if isinstance(vol, ShareVolume):

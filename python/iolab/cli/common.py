@@ -48,7 +48,9 @@ CATALOG_OPTION = typer.Option(
     show_default=False, metavar="FILE",
 )
 ALL_OPTION = typer.Option(False, "--all", help="List every resource; identical ones are otherwise folded "
-                          "into one row with a count.")
+                          "into one row with a count (tables only: the JSON lists every one).")
+#: where --all applies (it is refused with --json, whose lists are never folded).
+ALL_APPLIES = "to the tables (with --json every resource is listed anyway)"
 CALIBRATION_OPTION = typer.Option(
     None, "--calibration", help="A calibration file (iolab calibrate -o) whose fitted values override the "
     "scenario's.", show_default=False, metavar="FILE",

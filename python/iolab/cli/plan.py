@@ -20,10 +20,15 @@ if TYPE_CHECKING:
 from ..units import format_duration, format_ops, format_rate, format_size
 from ..filekind import expect
 from ..traps import traps_of
+from .pairing import refuse_given
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
+
+#: the options that set how latency percentiles are checked by simulation.
+TAIL_OPTIONS = ("--check-top", "--sim-ios", "--replications", "--seed")
 
 
 def plan(
+    ctx: typer.Context,
     file: Path = typer.Argument(..., help="The requirements file (YAML)."),
     json_: bool = JSON_OPTION,
     top: int = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank."),
@@ -53,9 +58,14 @@ def plan(
 
             catalog = [*(catalog or []), calibration_catalog(calibration, tmp)]
         req = load_requirements(file, catalog or ()).in_region(region)
+    bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))
+    if req.pool is not None:
+        refuse_given(ctx, "to disk and share plans (a pool plan lists every level searched)", "--top")
+    if not bounded:
+        refuse_given(ctx, "when the requirements bound a latency percentile (latency: {p99: 10ms}), "
+                     "which plan checks by simulating candidates", *TAIL_OPTIONS)
     warnings = warn(traps_of(req))
     options = TailOptions(check_top, sim_ios, replications, seed)
-    bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))
     if bounded and not json_ and sys.stderr.isatty():
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -163,7 +173,8 @@ def _tail(check, key: str) -> str:
         return "—"
     low_high = check.interval.get(key)
     shown = format_duration(check.estimate[key])
-    return shown if low_high is None else f"{shown} ({format_duration(low_high[0])}–{format_duration(low_high[1])})"
+    # a latency is never negative: an interval from few replications can reach below 0
+    return shown if low_high is None else f"{shown} ({format_duration(max(0.0, low_high[0]))}–{format_duration(low_high[1])})"
 
 
 def _bill(b) -> str:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from ..prediction import Prediction
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
+from .pairing import refuse_alone
+from .common import ALL_APPLIES, ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, fold, in_order, print_json, warn
 
 KIND_WORDS = {
     "disk": "the disks limit", "vm": "the VM's uncached limit caps", "vm-cache": "the VM's cached limit caps",
@@ -99,13 +100,19 @@ def explain(p: Prediction) -> str:
 
 
 def burst_changes(p: Prediction, within: float = 0.01) -> bool:
-    """Whether the burst phase changes a figure by more than `within` (1 %): a burst line
-    that changes nothing is not printed."""
+    """Whether the burst phase changes a figure by more than `within` (1 %) on some cap's
+    credits: a burst line that changes nothing, or whose caps with credits all stay within
+    their sustained rates (another limit binds), is not printed."""
     burst = p.solution.burst
-    if burst is None:
+    if burst is None or not burst.spending:
         return False
     return any(abs(a - b) > within * max(abs(b), 1e-12)
                for a, b in ((burst.iops, p.iops), (burst.bandwidth, p.bandwidth), (burst.latency, p.latency)))
+
+
+def _labels(labels) -> list[str]:
+    """Resource labels, alike ones folded (``4 × data: P20 #*``)."""
+    return [row[0] for row in fold([[label] for label in labels])]
 
 
 def _reach(p: Prediction) -> str:
@@ -158,9 +165,13 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
     burst = p.solution.burst
     if burst is not None and burst_changes(p):
         lasts = "indefinitely at this load" if burst.duration is None else f"for {format_duration(burst.duration)}"
-        console.print(f"[bold]Burst:[/] while credits last ({', '.join(burst.resources)}): "
-                      f"{format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, {format_duration(burst.latency)}; "
-                      f"a full bucket lasts {lasts}.")
+        idle = _labels([r for r in burst.resources if r not in burst.spending])
+        one = len(idle) == 1 and not idle[0][0].isdigit()
+        behind = (f" ({', '.join(idle)} {'has' if one else 'have'} credits too, but {'stays' if one else 'stay'} "
+                  "within its sustained rate here)") if idle else ""
+        console.print(f"[bold]Burst:[/] on the burst credits of {', '.join(_labels(burst.spending))}{behind}: "
+                      f"{format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, {format_duration(burst.latency)} "
+                      f"while they last; a full bucket lasts {lasts}.")
     for note in p.network.notes:
         console.print(f"[dim]note: {note}[/]")
     if p.scenario.ignored:
@@ -180,6 +191,8 @@ def predict(
     from ..prediction import predict_file, sweep as run_sweep
     from ..scenario import load_scenario
 
+    if json_:
+        refuse_alone("--all", all_, ALL_APPLIES)
     if plot is not None:
         check_plot_path(plot)
     expect(scenario, "scenario")
@@ -194,7 +207,7 @@ def predict(
         if sweep is not None or plot is not None:
             raise SchemaError(f"--sweep and --plot take jobs that run together; this file runs in {len(preds)} "
                               "phases (stonewall, wait_for)", field="--sweep" if sweep is not None else "--plot")
-        _print_phases(preds, durations, scenario, json_, warnings)
+        _print_phases(preds, durations, scenario, json_, warnings, all_)
         return
     base = preds[0]
     points = None
@@ -243,7 +256,7 @@ def predict(
 
 
 def _print_phases(preds: list[Prediction], durations: list[float | None], path: Path, json_: bool,
-                  warnings: list | None = None) -> None:
+                  warnings: list | None = None, show_all: bool = False) -> None:
     """A file whose jobs run in phases: each phase's prediction, then the file's total."""
     from ..prediction import file_json
 
@@ -255,7 +268,7 @@ def _print_phases(preds: list[Prediction], durations: list[float | None], path: 
     for k, (p, d) in enumerate(zip(preds, durations), 1):
         lasts = f", {format_duration(d)}" if d is not None else ""
         console.print(f"[bold]Phase {k}[/] ({', '.join(j.name for j in p.scenario.jobs)}{lasts})")
-        _print(p, path)
+        _print(p, path, show_all)
     weights = "their durations" if all(d is not None for d in durations) else "equal weights (durations unknown)"
     console.print(f"[bold]File total[/] ({len(preds)} phases one after another, weighed by {weights}): "
                   f"{format_ops(doc['iops'])}, {format_rate(doc['bandwidth'])}, "

@@ -39,8 +39,16 @@ def report(
             refuse_alone("--calibration", calibration, "to predict reports")
         if kind not in ("predict", "plan"):
             refuse_alone("--catalog", catalog, "to predict and plan reports")
+        if kind not in ("run", "sweep"):
+            refuse_alone("--db", db, "to run and sweep reports (the stored runs they read)")
+        if kind in ("predict", "plan") and items and all(Path(i).suffix.lower() == ".json" for i in items):
+            computed = f"to a {'scenario' if kind == 'predict' else 'requirements file'} (YAML); a JSON item " \
+                       f"is iolab {kind}'s output, already computed"
+            refuse_alone("--catalog", catalog, computed)
+            refuse_alone("--calibration", calibration, computed)
+            refuse_alone("--top", top, computed)
     check_output(output, force=force)
-    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top or 5)
+    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top)
     text = page.html(__version__)
     write_output(output, text, force=force)
     if json_:

@@ -87,6 +87,9 @@ def show(
     json_: bool = JSON_OPTION,
 ) -> None:
     """Show one run: its figures, the prediction beside them, where and how it ran."""
+    if jobfile and json_:
+        raise InputError("give --jobfile or --json, not both (--jobfile prints the job file alone; --json has it "
+                         "under jobfile)", field="--jobfile")
     store = _open(db)
     assert store is not None
     with store:

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 DEFAULT_IOS = 1_000_000  # as iolab.sim.DEFAULT_IOS (a test checks they agree)
 
 from ..traps import traps_of
-from .common import ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
+from .common import ALL_APPLIES, ALL_OPTION, CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, fold, in_order, print_json, warn
 from .interrupts import Interrupted, interrupts_set
+from .pairing import refuse_alone
 
 PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
@@ -192,6 +193,8 @@ def simulate(
 
     if ios is not None and duration is not None:
         raise SchemaError("give --ios or --duration, not both", field="--ios")
+    if json_:
+        refuse_alone("--all", all_, ALL_APPLIES)
     if plot is not None:
         check_plot_path(plot)
     expect(scenario, "scenario")
@@ -206,6 +209,8 @@ def simulate(
     _count(seed, "--seed", 0, 2**64 - 1, "(a 64-bit number)")
     dur, ivl = _duration(duration, "--duration"), _duration(interval, "--interval")
     rmp = _duration(ramp, "--ramp", positive=False)
+    if not json_ and plot is None:
+        refuse_alone("--interval", ivl, "with --json or --plot (the IOPS series it sets the points of)")
     phases = split(s)
     if len(phases) > 1:
         if plot is not None:

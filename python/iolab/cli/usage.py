@@ -92,9 +92,60 @@ def _usage_pieces(self: Any, ctx: Any) -> list[str]:
     return pieces
 
 
+def _once(make_parser: Any) -> Any:
+    """`make_parser` (a command's), whose parsers refuse an option that takes one value given
+    more than once (``--target a --target b``: the parser would keep the last silently), and
+    a flag given with its opposite (``--store --no-store``). Options that repeat (lists,
+    ``--catalog``) and a flag given twice the same way are taken as they are."""
+    def made(self: Any, ctx: Any) -> Any:
+        parser = make_parser(ctx)
+        seen: dict[str, list[tuple[Any, Any]]] = {}
+        for option in {id(o): o for o in (*parser._long_opt.values(), *parser._short_opt.values())}.values():
+            if option.action not in ("store", "store_const"):
+                continue
+            option.process = types.MethodType(_recorded(option.process, seen), option)
+        parse = parser.parse_args
+
+        def parse_args(args: list[str]) -> Any:
+            seen.clear()
+            out = parse(args)
+            _refuse_repeats(seen)
+            return out
+        parser.parse_args = parse_args
+        return parser
+    return made
+
+
+def _recorded(process: Any, seen: dict[str, list[tuple[Any, Any]]]) -> Any:
+    def recorded(self: Any, value: Any, state: Any) -> None:
+        seen.setdefault(self.dest, []).append((self, value if self.action == "store" else self.const))
+        process(value, state)
+    return recorded
+
+
+def _refuse_repeats(seen: dict[str, list[tuple[Any, Any]]]) -> None:
+    from ..errors import InputError
+
+    for uses in seen.values():
+        if len(uses) < 2:
+            continue
+        first = uses[0][0]
+        name = _hint(first.obj)
+        if first.action == "store":
+            count = "twice" if len(uses) == 2 else f"{len(uses)} times"
+            values = ", ".join(repr(v) for _, v in uses)
+            raise InputError(f"given {count} ({values}); give it once", field=name)
+        flags = {(o._long_opts or o._short_opts)[0]: v for o, v in uses}
+        if len(set(flags.values())) > 1:
+            raise InputError(f"given with its opposite ({' and '.join(flags)}); give one", field=name)
+
+
 def _tidy(command: Any) -> None:
-    """Give every command of the tree person-written usage lines."""
+    """Give every command of the tree person-written usage lines, and parsers that refuse a
+    single-valued option given twice (see :func:`_once`)."""
     command.collect_usage_pieces = types.MethodType(_usage_pieces, command)
+    if not hasattr(command, "list_commands"):
+        command.make_parser = types.MethodType(_once(command.make_parser), command)
     for p in getattr(command, "params", []):
         if getattr(p, "param_type_name", "") == "argument":  # FILE, ID... in the help's table too
             p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")

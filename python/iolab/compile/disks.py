@@ -8,6 +8,8 @@ Rules (docs/model.md; sources in the catalog rows):
 - None: the uncached cap only.
 - Warm hit ratio ``min(1, cache share / working set)``; the VM's cache is shared among its
   cached disks in proportion to their number.
+- Performance plus (``performance_plus: true``, the SKUs whose catalog row gives its limits):
+  the disk's caps are the raised ones; a credit burst stays only where it is above them.
 - On-demand bursting (Premium SSD P30 and larger, ``on_demand_bursting: true``): paid per
   burst transaction with no credit bucket, so the disk's burst caps are its sustained caps.
 - Striping (RAID-0, stripe size s): an IO of b bytes touches ``ceil(b / s)`` members (one more
@@ -45,7 +47,8 @@ def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk) -> tuple[Cap, int]
         size = g.size or sku.min_size
         iops, bw = sku.caps(size, g.iops, g.bandwidth)
         return Cap(iops, bw, IO_UNIT), size
-    iops, bw = g.iops or sku.iops, g.bandwidth or sku.bandwidth
+    plus = sku.performance_plus if g.performance_plus else None  # the scenario rules checked it exists
+    iops, bw = g.iops or (plus or sku).iops, g.bandwidth or (plus or sku).bandwidth
     if g.on_demand_bursting and sku.burst and sku.burst.kind == "on-demand":
         # paid per burst transaction, no credit bucket: the burst caps hold for as long as it runs
         return Cap(g.burst_iops or sku.burst.iops, g.burst_bandwidth or sku.burst.bandwidth,
@@ -72,9 +75,10 @@ def members(s: Scenario, name: str, vol: DiskVolume, prefix: str) -> list[Member
         cap, size = _member_cap(g, sku)
         rl = g.latency if g.latency is not None else sku.read_latency
         wl = g.latency if g.latency is not None else sku.write_latency
+        shown = f"{g.sku} performance plus" if g.performance_plus else g.sku
         for _ in range(g.count):
             n += 1
-            out.append(Member(f"{prefix}{name}: {g.sku} #{n}", sku.id, cap, size, rl, wl))
+            out.append(Member(f"{prefix}{name}: {shown} #{n}", sku.id, cap, size, rl, wl))
     return out
 
 

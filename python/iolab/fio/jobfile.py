@@ -20,7 +20,10 @@ from ..errors import SchemaError
 from .job import FioJob, build_job
 from .options import FLAGS, check_option, expand_variables, merge_value
 
-__all__ = ["parse_jobfile", "render_jobfile"]
+__all__ = ["parse_jobfile", "render_jobfile", "jobfile_sections", "effective_options"]
+
+#: one option as written: (option, value, line number or other place).
+Written = tuple[str, str, int]
 
 _SECTION = re.compile(r"^\[(?P<name>[^\]]*)\]$")
 
@@ -33,6 +36,23 @@ def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str]
     for an unknown option (with the nearest known one), a bad value, an option outside any
     section, ``include``, a malformed section header, or a file without jobs.
     """
+    jobs: list[FioJob] = []
+    for section, merged in effective_options(jobfile_sections(text, source=source, env=env)):
+        def origin(opt: str, merged: dict[str, tuple[str, str, int]] = merged) -> tuple[str, str]:
+            _, sec, line = merged[opt]
+            return f"[{sec}].{opt}", f" (line {line})"
+
+        jobs.append(build_job(section, {k: v[0] for k, v in merged.items()}, source=source, origin=origin))
+    if not jobs:
+        raise SchemaError("no job section: a job file needs at least one [name] section besides [global]",
+                          file=source)
+    return jobs
+
+
+def jobfile_sections(text: str, *, source: str = "job file",
+                     env: Mapping[str, str] | None = None) -> list[tuple[str, list[Written]]]:
+    """A job file's sections in file order, each (name, [(option, value, line)]), options
+    checked and variables expanded (errors as :func:`parse_jobfile`'s)."""
     sections: list[tuple[str, int, list[tuple[str, str, int]]]] = []
     for lineno, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
@@ -63,28 +83,24 @@ def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str]
             raise SchemaError(f"option {key!r} needs a value ({key}=...){note}", file=source, field=field)
         value = expand_variables(value.strip(), env, source=source, field=field, note=note)
         sections[-1][2].append((name, value, lineno))
+    return [(name, items) for name, _, items in sections]
 
-    jobs: list[FioJob] = []
+
+def effective_options(sections: Sequence[tuple[str, Sequence[Written]]]
+                      ) -> list[tuple[str, dict[str, tuple[str, str, int]]]]:
+    """Each job of `sections` (as :func:`jobfile_sections` gives them; ``global`` sections
+    are not jobs) with the options it runs with, each as (value, the section it was written
+    in, where): a ``[global]`` option applies to the jobs after it, and a job's own option
+    overrides it, so a global option every job overrides is in no job's options."""
+    jobs = []
     common: dict[str, tuple[str, str, int]] = {}
-    for section, _, items in sections:
-        if section == "global":
-            for name, value, lineno in items:
-                before = common.pop(name, None)
-                common[name] = (merge_value(name, before and before[0], value), section, lineno)
-            continue
-        merged = dict(common)
-        for name, value, lineno in items:
-            before = merged.pop(name, None)
-            merged[name] = (merge_value(name, before and before[0], value), section, lineno)
-
-        def origin(opt: str, merged: dict[str, tuple[str, str, int]] = merged) -> tuple[str, str]:
-            _, sec, line = merged[opt]
-            return f"[{sec}].{opt}", f" (line {line})"
-
-        jobs.append(build_job(section, {k: v[0] for k, v in merged.items()}, source=source, origin=origin))
-    if not jobs:
-        raise SchemaError("no job section: a job file needs at least one [name] section besides [global]",
-                          file=source)
+    for section, items in sections:
+        target = common if section == "global" else dict(common)
+        for name, value, where in items:
+            before = target.pop(name, None)
+            target[name] = (merge_value(name, before and before[0], value), section, where)
+        if section != "global":
+            jobs.append((section, target))
     return jobs
 
 

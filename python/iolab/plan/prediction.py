@@ -37,6 +37,9 @@ class LoadPrediction:
     bandwidth: float
     resources: tuple[ResourceLoad, ...]
     slots: tuple[ResourceLoad, ...]
+    #: ops/s per network job the figures were solved at (requests, for a read-ahead job);
+    #: None: ``rate`` split over the jobs by their outstanding IOs, as solve_open splits it.
+    job_rates: dict[str, float] | None = None
 
     @property
     def latency(self) -> float:
@@ -108,7 +111,7 @@ def predict_at_load(req: Requirements, wl: Workload, config: Config,
     slots = tuple(ResourceLoad(s.id, s.label, "connection-slots" if s.kind == "connection" else s.kind, occupancy[s.id] / s.slots)
                   for s in network.slot_limits)
     return LoadPrediction(config, network, sol, rate, wl.bandwidth if bandwidth is None else bandwidth,
-                          resources, slots)
+                          resources, slots, per_job)
 
 
 def slot_loads(network: Network, rate: float, sol: OpenSolution,

@@ -272,7 +272,8 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
 def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,
               done: int) -> TailCheck:
     """Simulate one candidate's network at the required load for its percentiles."""
-    return check_tail(pred.network, job_rates(pred.network, wl.rate), bounds, tail, done)
+    rates = pred.job_rates if pred.job_rates is not None else job_rates(pred.network, wl.rate)
+    return check_tail(pred.network, rates, bounds, tail, done)  # the load the shown figures were solved at
 
 
 def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.ndarray, misses: np.ndarray,

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..catalog import ServiceLevel
 from ..catalog.client import client_path, rss_queues_used
-from ..compile.shares import stack_parts, stack_seconds
+from ..compile.shares import read_ahead_request, stack_parts, stack_seconds
+from ..scenario import ShareVolume
 from ..network import LoadLaw
 from ..compile.vm import RECEIVE_PER_EGRESS
 from ..network import Cap
@@ -166,7 +167,9 @@ class _Family:
         self.client = client = client_path(proto, level.clients.get(proto_id), proto.connection_bandwidth)
         self.cores = np.minimum(vcpus, float(client.rss_cores)) if client.rss_cores else vcpus
         self.knob = _knob(req, level, large)
+        self.wl = wl = wl.requests(lambda job: read_ahead_request(self.volume(), proto, job.fio))
         st = wl.streams
+        self.requests = float(sum(s.share for s in st))  # requests per application IO (1 without read-ahead)
         self.q = np.array([s.share for s in st])
         self.b = np.array([float(s.bytes) for s in st])
         self.write = np.array([s.direction == "write" for s in st])
@@ -188,6 +191,12 @@ class _Family:
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
         self.limits = Limits.of(req)
+
+    def volume(self) -> ShareVolume:
+        """A share of this family as the candidates' scenarios have it (its protocol's
+        read-ahead and rsize: the plan sets neither)."""
+        lv = self.level
+        return ShareVolume(service=lv.service, level=lv.level, size=lv.min_size, protocol=self.proto.id)  # type: ignore[arg-type]
 
     def service(self, x: int) -> tuple[np.ndarray, float]:
         """Demand per IO at the service cap for each stream, and its utilization at the load."""
@@ -235,7 +244,7 @@ class _Family:
         outside = (stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
                    + stretch(d_queue, u_queue[:, None]) + stretch(d_all_cpu, u_all_cpu[:, None])
                    + stretch(d_all[None, :], u_all[:, None]))
-        latency = (self.q * (inside + outside)).sum(axis=1)
+        latency = (self.q * (inside + outside)).sum(axis=1) / self.requests  # per request, as solve_open
         util = {"service": np.full(len(rows), u_s), "connection": np.maximum(u_one, u_all), "network": u_net,
                 "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
         occupancy = lam * (self.q * inside).sum(axis=1)

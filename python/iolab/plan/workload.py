@@ -8,7 +8,8 @@ does) and within a job by its read/write mix (:func:`iolab.compile.builder.direc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from ..compile.builder import directions, working_set
 from ..scenario import ScenarioJob
@@ -64,6 +65,26 @@ class Workload:
     def bandwidth(self) -> float:
         """Bytes/s at the required rate."""
         return self.rate * self.mean_bytes
+
+    def requests(self, request: Callable[[ScenarioJob], int | None]) -> "Workload":
+        """The workload as the client's requests carry it, for the share search: a job whose
+        reads `request(job)` says are served in requests of that many bytes (a buffered
+        sequential reader over NFS, served by the client's read-ahead: see
+        :func:`iolab.compile.shares.read_ahead_request`; None: the job's own IOs) has its
+        streams replaced by one stream of such requests, ``mean bytes / request`` of them
+        per application IO. ``rate`` still counts application IOs, so shares no longer add
+        up to 1; bytes are unchanged. This is how the candidate's compiled network is
+        loaded for the figures shown (:func:`iolab.plan.prediction.predict_at_load`)."""
+        streams: list[Stream] = []
+        for i, j in enumerate(self.jobs):
+            own = [s for s in self.streams if s.job == i]
+            size = request(j)
+            if size is None:
+                streams += own
+                continue
+            per_io = sum(s.share * s.bytes for s in own) / self.shares[i]  # mean bytes of the job's IOs
+            streams.append(Stream(i, "read", self.shares[i] * per_io / size, size))
+        return replace(self, streams=tuple(streams))
 
     def job_rates(self, clients: int) -> dict[str, float]:
         """Required ops/s of each job on one client, by job name."""

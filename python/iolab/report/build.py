@@ -92,7 +92,7 @@ def _predict(path: Path, catalog: Sequence[Path], calibration: Path | None) -> S
                               points=curve(s, doc), facts=facts)
 
 
-def _plan(path: Path, catalog: Sequence[Path], top: int) -> Section:
+def _plan(path: Path, catalog: Sequence[Path], top: int | None) -> Section:
     from .plan import plan_section
 
     if path.suffix.lower() == ".json":
@@ -105,7 +105,10 @@ def _plan(path: Path, catalog: Sequence[Path], top: int) -> Section:
 
     expect(path, "requirements")
     req = load_requirements(path, catalog)
-    return plan_section(plan(req, top=top).to_json(), title=f"Plan: {path.name}",
+    if req.pool is not None and top is not None:
+        raise InputError("has no effect here: it applies to disk and share plans (a pool plan lists every "
+                         f"level searched; {path} is one)", field="--top")
+    return plan_section(plan(req, top=top or 5).to_json(), title=f"Plan: {path.name}",
                         asked=path.read_text(encoding="utf-8"))
 
 
@@ -131,9 +134,10 @@ def _calibration(path: Path) -> Section:
 
 
 def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: Sequence[Path] = (),
-          calibration: Path | None = None, top: int = 5) -> Page:
-    """The page for `items` of `kind` (one section each). Raises InputError for an unknown
-    kind, id or file."""
+          calibration: Path | None = None, top: int | None = None) -> Page:
+    """The page for `items` of `kind` (one section each; `top`: how many configurations a
+    plan ranks, 5 unless given). Raises InputError for an unknown kind, id or file, and for
+    `top` given to a pool plan (which lists every level)."""
     if kind not in KINDS:
         raise InputError(f"unknown report kind {kind!r}; one of: {', '.join(KINDS)}", field="KIND")
     if not items:

@@ -53,6 +53,7 @@ class Trace:
     sources: list[dict] = field(default_factory=list)     # {"file", "format", "samples"}
     notes: list[str] = field(default_factory=list)
     absolute: bool = True                                  # times are epoch seconds
+    interval_used: bool = False                            # a file without times took the interval given
 
     def devices(self) -> list[str]:
         seen: dict[str, None] = {}

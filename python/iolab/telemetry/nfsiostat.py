@@ -64,6 +64,7 @@ def read_nfsiostat(text: str, file: str, trace: Trace, interval: float | None) -
     if not reports:
         raise bad(file, None, "no nfsiostat report found")
     step = interval or 1.0
+    trace.interval_used |= interval is not None
     if interval is None:
         trace.notes.append(f"{file}: nfsiostat prints no times: reports taken as 1 s apart (give --interval)")
     out = []

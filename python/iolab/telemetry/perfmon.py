@@ -118,6 +118,7 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
     times = _dates([(n, r[0]) for n, r in body], file)
     diffs = sorted(b - a for a, b in zip(times, times[1:]))
     step = diffs[len(diffs) // 2] if diffs else (interval or 1.0)
+    trace.interval_used |= not diffs and interval is not None
     out = []
     for (n, r), t in zip(body, times):
         per: dict[str, dict[str, float | None]] = {dev: {} for dev in instances}

@@ -147,6 +147,7 @@ def _step(times: list[float | None], interval: float | None, file: str, trace: T
         if diffs:
             return diffs[len(diffs) // 2]
     if interval is not None:
+        trace.interval_used = True
         return interval
     trace.notes.append(f"{file}: {what} output without timestamps: each report taken as 1 s apart "
                        "(give --interval to say otherwise)")
@@ -267,6 +268,7 @@ def read_sadf_csv(text: str, file: str, trace: Trace, interval: float | None) ->
         if t is None:
             raise bad(file, n, f"timestamp: cannot read {row['timestamp']!r}")
         step = number(row["interval"], file, n, "interval")
+        trace.interval_used |= not step and interval is not None
 
         def get(key: str, row=row, n=n) -> float | None:
             return number(row[key], file, n, key) if key in row else None
@@ -330,6 +332,7 @@ def read_sadf_json(doc: dict, text: str, file: str, trace: Trace, interval: floa
         line = _json_line(text, '"disk-device"', pos)
         if t is None:
             raise bad(file, line, f"timestamp: cannot read {ts!r}")
+        trace.interval_used |= not ts.get("interval") and interval is not None
         step = float(ts.get("interval") or interval or 1.0)
         for d in disks:
             name = d.get("disk-device", "?")
