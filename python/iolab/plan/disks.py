@@ -36,7 +36,7 @@ from .requirements import Requirements
 from .table import Batch, Labels
 from .workload import Workload
 
-__all__ = ["Clients", "Streams", "search_fixed", "open_latency", "IO_UNIT", "PREMIUM_TIERS"]
+__all__ = ["Clients", "Streams", "search_fixed", "by_class", "open_latency", "IO_UNIT", "PREMIUM_TIERS"]
 
 IO_UNIT = 256 * 1024
 PREMIUM_TIERS = ("premium", "premium-v2", "ultra")
@@ -133,6 +133,34 @@ def search_fixed(req: Requirements, wl: Workload, clients: Clients, st: Streams,
     return [_evaluate(req, wl, clients, st, skus, rows)]
 
 
+def alike(clients: Clients) -> tuple[Clients, np.ndarray]:
+    """VM sizes that the model cannot tell apart (the same demands per IO at both caps, host
+    cache size and premium support) as one class each: the classes as clients (one
+    representative each, with the largest data-disk maximum of its class) and each VM's class.
+
+    A row's figures depend on its VM only through these, so each (family, class, count) is
+    evaluated once, with the same arithmetic, and copied to the rows of every VM in it."""
+    key = np.column_stack([clients.d_uncached, clients.d_cached, clients.cache_size, clients.premium])
+    _, first, of = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    of = of.ravel()
+    most = np.zeros(len(first), dtype=clients.max_disks.dtype)
+    np.maximum.at(most, of, clients.max_disks)
+    return Clients([clients.ids[i] for i in first.tolist()], [clients.vms[i] for i in first.tolist()],
+                   clients.price[first], clients.d_uncached[first], clients.d_cached[first],
+                   clients.cache_size[first], clients.premium[first], most), of
+
+
+def by_class(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str],
+             rows: Rows) -> tuple[Clients, Rows, np.ndarray]:
+    """The classes of alike VM sizes (:func:`alike`), their stacked rows (family by family,
+    class by class, count by count) and, for each of ``rows``, the row of its family, class
+    and count."""
+    classes, of = alike(clients)
+    _, _, counts = cell_counts(classes, skus, caching)
+    starts = np.cumsum(counts) - counts
+    return classes, stack_rows(classes, skus, caching), starts[rows.f * len(classes.ids) + of[rows.v]] + (rows.n - 1)
+
+
 def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> np.ndarray:
     """VMs that may attach ``sku`` with ``caching``: premium tiers need premium support;
     host caching needs a SKU under 4 TiB (never Premium SSD v2 or Ultra) and a VM with a cache."""
@@ -158,14 +186,21 @@ class Rows:
     n: np.ndarray
 
 
-def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str]) -> Rows:
-    """Every family (SKU × caching mode, in that order) × eligible VM × count 1..max, without
-    a Python loop per VM or per row."""
+def cell_counts(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk],
+                caching: list[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The families (SKU index, caching mode: SKU by SKU) and how many rows each (family,
+    VM) cell holds (0 when the VM may not attach the family), family by family, VM by VM."""
     fam_sku = np.repeat(np.arange(len(skus)), len(caching))
     fam_caching = [c for _ in skus for c in caching]
     ok = np.array([eligible(clients, skus[k], c) for k, c in zip(fam_sku.tolist(), fam_caching)],
                   dtype=bool).reshape(len(fam_caching), len(clients.ids))
-    counts = (ok * clients.max_disks[None, :]).ravel()
+    return fam_sku, fam_caching, (ok * clients.max_disks[None, :]).ravel()
+
+
+def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str]) -> Rows:
+    """Every family (SKU × caching mode, in that order) × eligible VM × count 1..max, without
+    a Python loop per VM or per row."""
+    fam_sku, fam_caching, counts = cell_counts(clients, skus, caching)
     total = int(counts.sum())
     cell = np.repeat(np.arange(len(counts)), counts)
     starts = np.cumsum(counts) - counts
@@ -202,7 +237,38 @@ def _demands(skus: list[DiskSku], part: np.ndarray) -> np.ndarray:
 
 
 def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku], rows: Rows) -> Batch:
-    """The open model over every stacked row, stream by stream (a few numpy calls per stream)."""
+    """The open model over every stacked row: evaluated once per (family, class of alike VMs,
+    count) by :func:`_model`, then copied to each row; the cost is each row's own."""
+    classes, few, at = by_class(cl, skus, req.search.caching, rows)
+    util, latency, path = _model(req, wl, classes, st, skus, few)
+    util = {k: u[at] for k, u in util.items()}
+    latency, path = latency[at], {k: d[at] for k, d in path.items()}
+    rows_s, rows_v, rows_n = rows.s, rows.v, rows.n
+    n = rows_n.astype(float)
+    price = np.array([np.nan if (p := disk_price(sku)) is None else p * req.clients for sku in skus])
+    cost = cl.price[rows_v] + price[rows_s] * n
+    caching = rows.caching
+
+    def config(i: int) -> Config:
+        return Config(cl.ids[rows_v[i]], req.clients,
+                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]]),))
+
+    def facts(i: int) -> list[tuple[str, str]]:
+        return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), skus[rows_s[i]])
+
+    def variant(i: int) -> tuple:
+        return (cl.ids[rows_v[i]], skus[rows_s[i]].id, int(rows_n[i]))
+
+    families = Labels([f"{skus[k].id} caching {c}" for k, c in zip(rows.sku.tolist(), caching)], rows.f)
+    return Batch("fixed-size disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
+                 path, rows_n, families)
+
+
+def _model(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku],
+           rows: Rows) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, np.ndarray]]:
+    """The open model over stacked rows, stream by stream (a few numpy calls per stream):
+    utilization per resource kind (capacity included), mean latency, and the demand per IO
+    at the VM's caps on the response path."""
     rows_s, rows_v, rows_n = rows.s, rows.v, rows.n
     max_n = int(rows_n.max())
     members, part = stripe_tables(st.sizes, req.search.stripe_size, max_n)
@@ -268,23 +334,7 @@ def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: l
     util, latency = open_latency(wl.per_client, A, G, {"disk": rows_n}, Z, {"disk": R})
     need = (req.require.capacity or 0) / req.clients if req.require else 0
     util["capacity"] = need / (n * np.array([sku.size for sku in skus], dtype=float)[rows_s])
-    price = np.array([np.nan if (p := disk_price(sku)) is None else p * req.clients for sku in skus])
-    cost = cl.price[rows_v] + price[rows_s] * n
-    caching = rows.caching
-
-    def config(i: int) -> Config:
-        return Config(cl.ids[rows_v[i]], req.clients,
-                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]]),))
-
-    def facts(i: int) -> list[tuple[str, str]]:
-        return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), skus[rows_s[i]])
-
-    def variant(i: int) -> tuple:
-        return (cl.ids[rows_v[i]], skus[rows_s[i]].id, int(rows_n[i]))
-
-    families = Labels([f"{skus[k].id} caching {c}" for k, c in zip(rows.sku.tolist(), caching)], rows.f)
-    return Batch("fixed-size disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
-                 {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n, families)
+    return util, latency, {"vm": A["vm"], "vm-cache": A["vm-cache"]}
 
 
 def disk_facts(req: Requirements, cl: Clients, v: int, n: int,

@@ -299,7 +299,8 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
         else:
             why = "feasible and priced, but ranked after the candidates shown"
         out.append(Miss(cost, config, (), (), float(rows.shortfall[idx]), why))
-    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in taken | done]
+    shown = taken | done
+    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in shown][:limit]
     out = [_miss(req, wl, rows, i) for i in failing] + out
     return out[:limit]
 
