@@ -166,6 +166,7 @@ class _Rows:
     groups: list[str]          # group names, indexed by ``group_code``
     group_code: np.ndarray     # the group of each row
     fails: np.ndarray          # how many resource kinds (capacity included) are over 1
+    nan_shortfall: bool = True  # whether any row's shortfall is NaN
 
     def batch(self, idx: int) -> tuple[Batch, int]:
         k = int(np.searchsorted(self.starts, idx, side="right")) - 1
@@ -209,7 +210,8 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     starts = np.cumsum([0] + [len(b) for b in batches[:-1]])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
                  (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
-                 [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
+                 [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel(),
+                 bool(np.isnan(shortfall).any()))
     unpriced_rows = np.isnan(rows.cost)
     # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
     # (the least headroom), the nearest thing to the cheapest that the catalog can say.
@@ -253,7 +255,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     nearest: list[Miss] = []
     first_cost = candidates[0].monthly_cost if candidates else None
     if first_cost is not None:
-        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < first_cost)]
+        cheaper = np.nonzero(~rows.ok & (rows.cost < first_cost))[0]   # NaN (unpriced) is never cheaper
         rejected = _best_per_group(cheaper, rows)[:explain]
     slow = [m for m in tail_misses if candidates and m.monthly_cost is not None and first_cost is not None
             and m.monthly_cost <= first_cost]
@@ -281,14 +283,16 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
     its best attempt when nothing in it is feasible, else its cheapest feasible row."""
     out: list[Miss] = []
     first = candidates[0]
-    done: set[str] = set()
     codes = rows.group_code[feasible_order]
     _, at = np.unique(codes, return_index=True)   # each group's first (best) feasible row
-    for idx in feasible_order[np.sort(at)]:
-        g = rows.group(idx)
-        if g in taken or g in done:
+    best = [(int(idx), rows.group(idx)) for idx in feasible_order[np.sort(at)]]
+    done = {g for _, g in best if g not in taken}
+    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in taken | done][:limit]
+    for idx, g in best:
+        if g in taken:
             continue
-        done.add(g)
+        if len(failing) + len(out) >= limit:
+            break  # what follows is not shown
         b, r = rows.batch(idx)
         config = b.config(r)
         cost = None if np.isnan(rows.cost[idx]) else float(rows.cost[idx])
@@ -299,8 +303,6 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
         else:
             why = "feasible and priced, but ranked after the candidates shown"
         out.append(Miss(cost, config, (), (), float(rows.shortfall[idx]), why))
-    shown = taken | done
-    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in shown][:limit]
     out = [_miss(req, wl, rows, i) for i in failing] + out
     return out[:limit]
 
@@ -346,22 +348,28 @@ def _least(idxs: np.ndarray, rows: _Rows) -> np.ndarray:
     (fails, shortfall, cost, row number): each key's minimum per group narrows the rows in
     turn, without sorting them all. A NaN shortfall (which sorts after everything) takes
     the sorting route."""
-    codes = rows.group_code[idxs]
-    shortfall = rows.shortfall[idxs]
-    cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
-    if np.isnan(shortfall).any():
+    if rows.nan_shortfall and np.isnan(rows.shortfall[idxs]).any():
+        codes, shortfall = rows.group_code[idxs], rows.shortfall[idxs]
+        cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
         order = np.lexsort((cost, shortfall, rows.fails[idxs], codes))
         first = np.ones(len(order), dtype=bool)
         first[1:] = codes[order][1:] != codes[order][:-1]
         return idxs[order][first]
-    keep = np.arange(len(idxs))
-    for key in (rows.fails[idxs].astype(float), shortfall, cost):  # float keys: numpy's fast ufunc.at
-        k, g = key[keep], codes[keep]
+    keep = idxs
+    for key in ("fails", "shortfall", "cost"):  # each key read only for the rows still in the running
+        g = rows.group_code[keep]
+        if key == "fails":
+            k = rows.fails[keep].astype(float)  # float keys: numpy's fast ufunc.at
+        elif key == "shortfall":
+            k = rows.shortfall[keep]
+        else:
+            k = rows.cost[keep]
+            k[np.isnan(k)] = np.inf
         least = np.full(len(rows.groups), np.inf)
         np.minimum.at(least, g, k)
         keep = keep[k == least[g]]
-    _, at = np.unique(codes[keep], return_index=True)   # the first (lowest row number) of each group
-    return idxs[keep[at]]
+    _, at = np.unique(rows.group_code[keep], return_index=True)   # the first (lowest row number) of each group
+    return keep[at]
 
 
 def _c(x: float) -> float:
