@@ -113,13 +113,13 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
     """
     util: dict[str, np.ndarray] = {}
     latency = delay.copy()
-    for k, d in on_path.items():
-        u = lam * (d + background.get(k, 0.0))
-        util[k] = u
-        r = response.get(k, d) if response else d
-        with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k, d in on_path.items():
+            u = lam * (d + background.get(k, 0.0))
+            util[k] = u
+            r = response.get(k, d) if response else d
             term = np.where(d > 0, np.where(u < 1.0, r / (1.0 - u), np.inf), 0.0)
-        latency = latency + copies.get(k, 1) * term
+            latency = latency + copies.get(k, 1) * term
     return util, latency
 
 
@@ -156,9 +156,15 @@ def by_class(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], cach
     class by class, count by count) and, for each of ``rows``, the row of its family, class
     and count."""
     classes, of = alike(clients)
-    _, _, counts = cell_counts(classes, skus, caching)
-    starts = np.cumsum(counts) - counts
-    return classes, stack_rows(classes, skus, caching), starts[rows.f * len(classes.ids) + of[rows.v]] + (rows.n - 1)
+    _, _, few = cell_counts(classes, skus, caching)
+    _, _, counts = cell_counts(clients, skus, caching)
+    families = len(few) // max(len(classes.ids), 1)
+    # Cell (family k, VM j) takes the rows of cell (k, class of j): each row's offset in its
+    # cell is the same in both stackings.
+    cell = (np.arange(families)[:, None] * len(classes.ids) + of[None, :]).ravel()
+    shift = (np.cumsum(few) - few)[cell] - (np.cumsum(counts) - counts)
+    at = np.repeat(shift, counts) + np.arange(len(rows.n))
+    return classes, stack_rows(classes, skus, caching), at
 
 
 def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> np.ndarray:
@@ -201,12 +207,12 @@ def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], ca
     """Every family (SKU × caching mode, in that order) × eligible VM × count 1..max, without
     a Python loop per VM or per row."""
     fam_sku, fam_caching, counts = cell_counts(clients, skus, caching)
-    total = int(counts.sum())
-    cell = np.repeat(np.arange(len(counts)), counts)
-    starts = np.cumsum(counts) - counts
-    n = np.arange(total) - np.repeat(starts, counts) + 1
-    f = cell // max(len(clients.ids), 1)
-    return Rows(fam_sku, fam_caching, f, fam_sku[f], cell % max(len(clients.ids), 1), n)
+    vms = len(clients.ids)
+    per_family = counts.reshape(len(fam_caching), vms).sum(axis=1)
+    n = np.repeat(1 - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+    f = np.repeat(np.arange(len(fam_caching)), per_family)
+    v = np.repeat(np.tile(np.arange(vms), len(fam_caching)), counts)
+    return Rows(fam_sku, fam_caching, f, np.repeat(fam_sku, per_family), v, n)
 
 
 def stripe_tables(sizes: list[int], stripe: int, max_n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -291,8 +297,8 @@ def _model(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list
     if any_cached and st.read.any():
         # Warm read hit ratio per row: the cache over the job's working set, which follows
         # the volume's capacity when a job gives no size.
-        ws = np.array([[wl.working_set(j, n_ * sku.size) for j in range(len(wl.jobs))]
-                       for sku in skus for n_ in range(1, max_n + 1)], dtype=float).reshape(-1, len(wl.jobs))
+        volume = (np.array([sku.size for sku in skus], dtype=np.int64)[:, None] * np.arange(1, max_n + 1)).ravel()
+        ws = np.column_stack([wl.working_sets(j, volume) for j in range(len(wl.jobs))]).astype(float)
         ratio = (ws, cl.cache_size[rows_v])
     read_lat = np.array([sku.read_latency for sku in skus])[rows_s]
     write_lat = np.array([sku.write_latency for sku in skus])[rows_s]
