@@ -283,11 +283,10 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
     its best attempt when nothing in it is feasible, else its cheapest feasible row."""
     out: list[Miss] = []
     first = candidates[0]
-    codes = rows.group_code[feasible_order]
-    _, at = np.unique(codes, return_index=True)   # each group's first (best) feasible row
-    best = [(int(idx), rows.group(idx)) for idx in feasible_order[np.sort(at)]]
-    done = {g for _, g in best if g not in taken}
-    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in taken | done][:limit]
+    at = _firsts(rows.group_code[feasible_order], len(rows.groups))   # each group's first (best) feasible row
+    best = [(int(idx), rows.group(idx)) for idx in feasible_order[at]]
+    shown = taken | {g for _, g in best}
+    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in shown][:limit]
     for idx, g in best:
         if g in taken:
             continue
@@ -368,8 +367,15 @@ def _least(idxs: np.ndarray, rows: _Rows) -> np.ndarray:
         least = np.full(len(rows.groups), np.inf)
         np.minimum.at(least, g, k)
         keep = keep[k == least[g]]
-    _, at = np.unique(rows.group_code[keep], return_index=True)   # the first (lowest row number) of each group
-    return keep[at]
+    return keep[_firsts(rows.group_code[keep], len(rows.groups))]   # the first (lowest row number) of each group
+
+
+def _firsts(codes: np.ndarray, groups: int) -> np.ndarray:
+    """The position of each group's first occurrence in ``codes`` (group numbers below
+    ``groups``), in ascending order."""
+    first = np.full(groups, len(codes))
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    return np.sort(first[first < len(codes)])
 
 
 def _c(x: float) -> float:
