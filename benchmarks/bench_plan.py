@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_startup import base_tree, cpu_seconds, environment  # noqa: E402
+from bench_startup import IMPORTS, base_tree, cpu_seconds, environment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The last commit before the stacked search: the code the ratios compare against.
@@ -69,15 +69,7 @@ def inner(path: str, runs: int) -> None:
                       "answer": result.candidates[0].config.describe() if result.candidates else None}))
 
 
-_STEPS = """
-import contextlib, importlib, io, json, os, sys, time
-marks = [("Python itself (interpreter start-up)", time.process_time())]
-for label, modules in PHASES:
-    for m in modules:
-        importlib.import_module(m)
-        if m == "iolab.cli":  # the console script's settings, before pydantic and numpy load
-            importlib.import_module("iolab.cli.process").prepare()
-    marks.append((label, time.process_time()))
+_STEPS = IMPORTS + """
 from iolab.cli.plan import _print
 from iolab.plan import load_requirements, plan
 req = load_requirements(PATH)

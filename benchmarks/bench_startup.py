@@ -59,7 +59,8 @@ PHASES = [
 PHASE_COMMANDS = {"check": (["check", "examples/oltp-ds13-p30.yaml"], 5),
                   "predict": (["predict", "examples/oltp-ds13-p30.yaml"], 7),
                   "plan": (["plan", "examples/oltp-requirements.yaml"], 8)}
-_CHILD = """
+# A child process's first lines: PHASES imported step by step, each step's CPU time marked.
+IMPORTS = """
 import contextlib, importlib, io, json, sys, time
 marks = [("Python itself (interpreter start-up)", time.process_time())]
 for label, modules in PHASES:
@@ -68,6 +69,8 @@ for label, modules in PHASES:
         if m == "iolab.cli":  # the console script's settings, before pydantic and numpy load
             importlib.import_module("iolab.cli.process").prepare()
     marks.append((label, time.process_time()))
+"""
+_CHILD = IMPORTS + """
 import atexit, iolab.cli
 
 
