@@ -2,7 +2,8 @@
 figures to every VM size of the class. That must not change a single bit: every array of
 every batch, and the whole plan (candidates, rejected, others, explanations), are compared
 with the search that evaluates every VM size on its own (each VM its own class), over the
-whole bundled catalog and over every requirements file in ``examples/``."""
+whole bundled catalog, and the printed plan (text and JSON) of every requirements file in
+``examples/`` against the straightforward search (each VM alone, every feasible row sorted)."""
 
 from __future__ import annotations
 
@@ -82,11 +83,25 @@ def test_whole_catalog_batches_are_bit_for_bit_those_of_each_vm_alone(monkeypatc
     assert plan(req).to_json() == answer
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*requirements*.yaml")), ids=lambda p: p.name)
-def test_example_plans_are_those_of_each_vm_alone(path, monkeypatch):
-    from iolab.plan import disks, load_requirements, plan
+def _sorting_route(self, group_code, groups):
+    """Each group's first row in the order, found by sorting every feasible row."""
+    order = self.rows[self._sort(np.arange(len(self.rows)))].tolist()
+    first: dict[int, int] = {}
+    for idx in order:
+        first.setdefault(int(group_code[idx]), idx)
+    return list(first.values())
 
-    req = load_requirements(path).in_region("eastus")
-    answer = plan(req).to_json()
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*requirements*.yaml")), ids=lambda p: p.name)
+def test_example_plans_print_what_the_straightforward_search_prints(path, iolab, monkeypatch):
+    # `iolab plan FILE` and `iolab plan FILE --json`, byte for byte, against the same with
+    # every VM size evaluated on its own and every feasible row sorted.
+    from iolab.plan import disks, rank
+
+    fast = [iolab("plan", path), iolab("plan", path, "--json")]
     monkeypatch.setattr(disks, "alike", _each_vm_alone)
-    assert plan(req).to_json() == answer
+    monkeypatch.setattr(rank._Order, "HEAD", 10**12)
+    monkeypatch.setattr(rank._Order, "group_firsts", _sorting_route)
+    slow = [iolab("plan", path), iolab("plan", path, "--json")]
+    assert [(r.code, r.out, r.err) for r in fast] == [(r.code, r.out, r.err) for r in slow]
+    assert fast[0].code == 0 and fast[0].out and fast[1].json()
