@@ -12,7 +12,11 @@ runs, and the code before the stacked search (a temporary ``git worktree`` of ``
 removed afterwards) is measured in the same run for the ratios. Wall times are printed
 too. The catalog cache lives in a temporary directory, filled by a warm-up run.
 
-Run: ``python benchmarks/bench_plan.py [--base REF] [--runs N]`` (or ``make bench``)."""
+``--steps`` also shows where the whole command's CPU time goes: the imports in the order the
+command needs them, then reading the requirements, the prices, the plan and the printing,
+each timed in a fresh process.
+
+Run: ``python benchmarks/bench_plan.py [--base REF] [--runs N] [--steps]`` (or ``make bench``)."""
 
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_startup import base_tree, cpu_seconds, environment  # noqa: E402
+from bench_startup import IMPORTS, base_tree, cpu_seconds, environment  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The last commit before the stacked search: the code the ratios compare against.
@@ -65,6 +69,39 @@ def inner(path: str, runs: int) -> None:
                       "answer": result.candidates[0].config.describe() if result.candidates else None}))
 
 
+_STEPS = IMPORTS + """
+from iolab.cli.plan import _print
+from iolab.plan import load_requirements, plan
+req = load_requirements(PATH)
+marks.append(("reading and validating the requirements (catalog from its cached copy)", time.process_time()))
+req = req.in_region("eastus")
+marks.append(("the East US prices put on the catalog", time.process_time()))
+result = plan(req)
+marks.append(("the search, ranking, the top 5 compiled and checked (first call)", time.process_time()))
+with contextlib.redirect_stdout(io.StringIO()):
+    _print(result, PATH)
+marks.append(("printing the tables", time.process_time()))
+print(json.dumps([(label, t - (marks[i - 1][1] if i else 0.0)) for i, (label, t) in enumerate(marks)]))
+"""
+
+
+def steps(cache: Path, path: Path, runs: int) -> list[tuple[str, float]]:
+    """Where the whole command's CPU time goes, step by step, in fresh processes (least of
+    ``runs`` per step after a warm-up): the imports in the order the command needs them
+    (:data:`bench_startup.PHASES`), then each step of the command timed in-process."""
+    from bench_startup import PHASES
+
+    code = f"PHASES = {[(label, [m.format(command='plan') for m in mods]) for label, mods in PHASES]!r}\n" \
+           f"PATH = {str(path)!r}\n" + _STEPS
+    least: dict[str, float] = {}
+    for run in range(runs + 1):
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment(ROOT, cache),
+                             capture_output=True, text=True, check=True).stdout
+        for label, seconds in json.loads(out.splitlines()[-1]):
+            least[label] = min(least.get(label, float("inf")), seconds) if run else float("inf")
+    return list(least.items())
+
+
 def search(tree: Path, cache: Path, path: Path, runs: int) -> dict:
     done = subprocess.run([sys.executable, __file__, "--inner", str(path), "--runs", str(runs)],
                           env=environment(tree, cache), capture_output=True, text=True, check=True)
@@ -84,6 +121,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default=DEFAULT_BASE, help="git ref of the code to compare against ('' for none)")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--steps", action="store_true", help="also show where the whole command's CPU time goes")
     ap.add_argument("--inner", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.inner:
@@ -109,6 +147,7 @@ def main(argv: list[str]) -> int:
                 env = environment(tree, cache)
                 whole = cpu_seconds(cmd, env, args.runs)
                 figures[name] = (s, whole, wall_median(cmd, env, 3))
+            breakdown = steps(Path(tmp) / "cache-now", path, args.runs) if args.steps else []
         finally:
             if base is not None:
                 subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT, capture_output=True)
@@ -125,6 +164,11 @@ def main(argv: list[str]) -> int:
         b, bwhole, _ = figures["before"]
         print(f"ratios: search {b['cpu'] / s['cpu']:.2f}× as fast as before; whole command "
               f"{bwhole / whole:.2f}× as fast; same answer: {b['answer'] == s['answer']}")
+    if breakdown:
+        total = sum(t for _, t in breakdown)
+        print(f"where the whole command's CPU time goes (now; ms, least of {args.runs} runs per step):")
+        for label, t in [*breakdown, ("total of the steps", total)]:
+            print(f"  {t * 1e3:6.1f} ms = {t / total:6.1%}  {label}")
     print(f"load average at the end: {load_after:.1f}")
     ok_search, ok_whole = rate >= SEARCH_TARGET, whole <= COMMAND_TARGET
     print(f"target search ≥ {SEARCH_TARGET / 1e6:.0f} million configurations/s: {'met' if ok_search else 'MISSED'}; "

@@ -11,7 +11,7 @@ cache and ``.pyc`` files exist.
 
 Targets: ``--version``, ``check`` and ``predict`` within 2× the floor (``plan`` is reported);
 the exit status is 1 when ``--version`` misses it. ``--phases`` also shows where the CPU time
-of ``check`` and ``predict`` goes: a fresh process imports each group of modules in the order
+of ``check``, ``predict`` and ``plan`` goes: a fresh process imports each group of modules in the order
 the command needs them, then runs the command, timing each step with ``time.process_time``
 (least of the runs for each step); see ``docs/performance.md`` for what they cost and why.
 
@@ -54,10 +54,13 @@ PHASES = [
     ("numpy", ["numpy"]),
     ("the model (network, compiler, analytic, prediction)", ["iolab.network", "iolab.compile.disks",
                                                               "iolab.analytic", "iolab.prediction"]),
+    ("the planner (requirements, search, ranking)", ["iolab.plan"]),
 ]
 PHASE_COMMANDS = {"check": (["check", "examples/oltp-ds13-p30.yaml"], 5),
-                  "predict": (["predict", "examples/oltp-ds13-p30.yaml"], 7)}
-_CHILD = """
+                  "predict": (["predict", "examples/oltp-ds13-p30.yaml"], 7),
+                  "plan": (["plan", "examples/oltp-requirements.yaml"], 8)}
+# A child process's first lines: PHASES imported step by step, each step's CPU time marked.
+IMPORTS = """
 import contextlib, importlib, io, json, sys, time
 marks = [("Python itself (interpreter start-up)", time.process_time())]
 for label, modules in PHASES:
@@ -66,12 +69,15 @@ for label, modules in PHASES:
         if m == "iolab.cli":  # the console script's settings, before pydantic and numpy load
             importlib.import_module("iolab.cli.process").prepare()
     marks.append((label, time.process_time()))
+"""
+_CHILD = IMPORTS + """
 import atexit, iolab.cli
 
 
 @atexit.register
 def report():  # the console script leaves at once after the command, running exit handlers
-    marks.append(("the command (arguments, catalog copy, scenario, validation, output)", time.process_time()))
+    marks.append(("the command itself (arguments, catalog copy, reading and validating the file, the work, output)",
+                  time.process_time()))
     steps = [(label, t - (marks[i - 1][1] if i else 0.0)) for i, (label, t) in enumerate(marks)]
     sys.__stdout__.write(json.dumps(steps) + "\\n")
     sys.__stdout__.flush()
@@ -83,9 +89,11 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):
 """
 
 
-def phases(name: str, env: dict[str, str], runs: int, floor: float) -> None:
-    """Where `iolab NAME`'s CPU time goes (see the module's docstring)."""
-    argv, steps = PHASE_COMMANDS[name]
+def phases(name: str, env: dict[str, str], runs: int, floor: float | None, argv: list[str] | None = None) -> None:
+    """Where `iolab NAME`'s CPU time goes (see the module's docstring); ``argv`` replaces the
+    command's own arguments. Without a ``floor``, each step's share of the total is shown."""
+    own, steps = PHASE_COMMANDS[name]
+    argv = argv or own
     plan = [(label, [m.format(command=name) for m in modules]) for label, modules in PHASES[:steps]]
     code = f"PHASES = {plan!r}\nARGV = {argv!r}\n" + _CHILD
     least: dict[str, float] = {}
@@ -95,10 +103,10 @@ def phases(name: str, env: dict[str, str], runs: int, floor: float) -> None:
         for label, seconds in json.loads(out.splitlines()[-1]):
             least[label] = min(least.get(label, float("inf")), seconds) if _ else float("inf")
     print(f"where `iolab {' '.join(argv)}` spends its CPU time (ms, least of {runs} runs per step):")
-    for label, seconds in least.items():
-        print(f"  {seconds * 1000:6.1f} ms = {seconds / floor:4.2f}× the floor  {label}")
     total = sum(least.values())
-    print(f"  {total * 1000:6.1f} ms = {total / floor:4.2f}× the floor  total of the steps")
+    for label, seconds in [*least.items(), ("total of the steps", total)]:
+        share = f"{seconds / floor:4.2f}× the floor" if floor else f"{seconds / total:6.1%} of the total"
+        print(f"  {seconds * 1000:6.1f} ms = {share}  {label}")
 
 
 def cpu_seconds(cmd: list[str], env: dict[str, str], runs: int) -> float:
@@ -135,7 +143,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default=DEFAULT_BASE, help="git ref of the code to compare against ('' for none)")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--phases", action="store_true", help="also show where check's and predict's CPU time goes")
+    ap.add_argument("--phases", action="store_true", help="also show where check's, predict's and plan's CPU time goes")
     args = ap.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "

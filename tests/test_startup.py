@@ -186,3 +186,16 @@ def test_commands_that_leave_at_once_print_and_exit_as_the_in_process_command_li
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
     out = subprocess.run([sys.executable, "-c", embedded], capture_output=True, text=True, env=env, cwd=ROOT)
     assert out.stdout == "exit 0\n", out.stderr
+
+
+def test_printed_names_are_kept_as_given_not_read_as_emoji_codes(iolab, tmp_path):
+    # The console prints text as given: Rich's emoji codes (":fire:") are not replaced, and
+    # its emoji table is not loaded to look for them.
+    scenario = tmp_path / "db:fire:01.yaml"
+    scenario.write_text((ROOT / "examples" / "oltp-ds13-p30.yaml").read_text())
+    ok = iolab("check", scenario)
+    assert ok.code == 0 and f"ok {scenario}: a valid scenario file" in ok.out
+    missing = iolab("check", tmp_path / "gone:fire:.yaml")
+    assert missing.code == 2 and missing.err.strip() == f"error: {tmp_path / 'gone:fire:.yaml'}: file not found"
+    loaded = _command_loads("predict", str(scenario))
+    assert "rich._emoji_codes" not in loaded and "iolab.prediction" in loaded

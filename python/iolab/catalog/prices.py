@@ -98,12 +98,40 @@ def price_table() -> PriceTable:
     from ..schema import parse_yaml
 
     folder = resources.files("iolab.catalog").joinpath("data", "prices")
-    reader = csv.reader(io.StringIO(folder.joinpath("prices.csv").read_text(encoding="utf-8")))
-    header = next(reader)
-    rows = {(r[0], r[1], r[2]): tuple(r) for r in reader}
+    header, rows = read_rows(folder.joinpath("prices.csv").read_text(encoding="utf-8"))
     name = "iolab/catalog/data/prices/sources.yaml"
     sources = parse_yaml(folder.joinpath("sources.yaml").read_bytes(), file=name).get("sources", {})
-    return PriceTable(tuple(header[_FIXED:]), MappingProxyType(rows), MappingProxyType(sources))
+    return PriceTable(tuple(header[_FIXED:]), rows, MappingProxyType(sources))
+
+
+def read_rows(text: str) -> tuple[list[str], Mapping[tuple[str, str, str], tuple[str, ...]]]:
+    """The header and the rows by (section, id, field) of the price table's CSV ``text``, as
+    the csv module reads them. Plain cells (no quotes, no carriage returns: the bundled table)
+    are split only when a row is looked up."""
+    if '"' in text or "\r" in text:
+        reader = csv.reader(io.StringIO(text))
+        header = next(reader)
+        return header, MappingProxyType({(r[0], r[1], r[2]): tuple(r) for r in reader})
+    lines = text.split("\n")
+    return lines[0].split(","), _Lines({tuple(line.split(",", 3)[:3]): line  # type: ignore[misc]
+                                        for line in lines[1:] if line})
+
+
+class _Lines(Mapping):
+    """The table's rows by (section, id, field), each kept as its line of plain cells (no
+    quotes) and split into cells when looked up: a command reads a few hundred of the rows."""
+
+    def __init__(self, lines: dict[tuple[str, str, str], str]):
+        self._lines = lines
+
+    def __getitem__(self, key: tuple[str, str, str]) -> tuple[str, ...]:
+        return tuple(self._lines[key].split(","))
+
+    def __iter__(self):
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
 
 
 def _has_price(row: Any, fld: str) -> bool:

@@ -39,8 +39,10 @@ def _plain(c: Console) -> Console:
     return c
 
 
-console = _plain(Console(width=_width()))
-err_console = _plain(Console(stderr=True))
+# emoji=False: text is printed as given (a file named "a:fire:b.yaml" keeps its name), and
+# Rich's emoji table is neither loaded nor searched for every string printed.
+console = _plain(Console(width=_width(), emoji=False))
+err_console = _plain(Console(stderr=True, emoji=False))
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout, nothing else there.")
 CATALOG_OPTION = typer.Option(

@@ -24,20 +24,21 @@ def usage_classes() -> tuple[type[BaseException], ...]:
     return tuple(classes)
 
 
+# Patterns compiled on first use (by ``re``), when a value is refused, not at every start.
 _REWRITES = [
-    (re.compile(r"^Value error, "), ""),
-    (re.compile(r"^Input should be a valid integer.*$"), "expected a whole number"),
-    (re.compile(r"^Input should be a valid number.*$"), "expected a number"),
-    (re.compile(r"^Input should be greater than or equal to (\S+)$"), r"must be at least \1"),
-    (re.compile(r"^Input should be less than or equal to (\S+)$"), r"must be at most \1"),
-    (re.compile(r"^Input should be greater than (\S+)$"), r"must be more than \1"),
-    (re.compile(r"^Input should be less than (\S+)$"), r"must be less than \1"),
-    (re.compile(r"^Input should be (.+)$"), r"expected \1"),
-    (re.compile(r"^'?(.+?)'? is not a valid integer.*$"), r"expected a whole number, not '\1'"),
-    (re.compile(r"^'?(.+?)'? is not a valid float.*$"), r"expected a number, not '\1'"),
-    (re.compile(r"^(\S+) is not in the range (\S+)<=x<=(\S+)\.?$"), r"must be from \2 to \3, not \1"),
-    (re.compile(r"^(\S+) is not in the range x>=(\S+)\.?$"), r"must be at least \2, not \1"),
-    (re.compile(r"^(\S+) is not in the range x<=(\S+)\.?$"), r"must be at most \2, not \1"),
+    (r"^Value error, ", ""),
+    (r"^Input should be a valid integer.*$", "expected a whole number"),
+    (r"^Input should be a valid number.*$", "expected a number"),
+    (r"^Input should be greater than or equal to (\S+)$", r"must be at least \1"),
+    (r"^Input should be less than or equal to (\S+)$", r"must be at most \1"),
+    (r"^Input should be greater than (\S+)$", r"must be more than \1"),
+    (r"^Input should be less than (\S+)$", r"must be less than \1"),
+    (r"^Input should be (.+)$", r"expected \1"),
+    (r"^'?(.+?)'? is not a valid integer.*$", r"expected a whole number, not '\1'"),
+    (r"^'?(.+?)'? is not a valid float.*$", r"expected a number, not '\1'"),
+    (r"^(\S+) is not in the range (\S+)<=x<=(\S+)\.?$", r"must be from \2 to \3, not \1"),
+    (r"^(\S+) is not in the range x>=(\S+)\.?$", r"must be at least \2, not \1"),
+    (r"^(\S+) is not in the range x<=(\S+)\.?$", r"must be at most \2, not \1"),
 ]
 
 
@@ -58,7 +59,7 @@ def usage_message(e: BaseException) -> str:
     if name in ("BadParameter",) and param is not None:
         message = str(getattr(e, "message", e)).strip().rstrip(".")
         for pattern, repl in _REWRITES:
-            message = pattern.sub(repl, message)
+            message = re.sub(pattern, repl, message)
         text = f"{_hint(param)}: {message}"
     elif name == "MissingParameter" and param is not None:
         text = f"missing {_hint(param)}"

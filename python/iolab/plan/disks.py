@@ -36,7 +36,7 @@ from .requirements import Requirements
 from .table import Batch, Labels
 from .workload import Workload
 
-__all__ = ["Clients", "Streams", "search_fixed", "open_latency", "IO_UNIT", "PREMIUM_TIERS"]
+__all__ = ["Clients", "Streams", "search_fixed", "by_class", "open_latency", "IO_UNIT", "PREMIUM_TIERS"]
 
 IO_UNIT = 256 * 1024
 PREMIUM_TIERS = ("premium", "premium-v2", "ultra")
@@ -113,13 +113,13 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
     """
     util: dict[str, np.ndarray] = {}
     latency = delay.copy()
-    for k, d in on_path.items():
-        u = lam * (d + background.get(k, 0.0))
-        util[k] = u
-        r = response.get(k, d) if response else d
-        with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k, d in on_path.items():
+            u = lam * (d + background.get(k, 0.0))
+            util[k] = u
+            r = response.get(k, d) if response else d
             term = np.where(d > 0, np.where(u < 1.0, r / (1.0 - u), np.inf), 0.0)
-        latency = latency + copies.get(k, 1) * term
+            latency = latency + copies.get(k, 1) * term
     return util, latency
 
 
@@ -131,6 +131,40 @@ def search_fixed(req: Requirements, wl: Workload, clients: Clients, st: Streams,
     if not len(rows.v):
         return []
     return [_evaluate(req, wl, clients, st, skus, rows)]
+
+
+def alike(clients: Clients) -> tuple[Clients, np.ndarray]:
+    """VM sizes that the model cannot tell apart (the same demands per IO at both caps, host
+    cache size and premium support) as one class each: the classes as clients (one
+    representative each, with the largest data-disk maximum of its class) and each VM's class.
+
+    A row's figures depend on its VM only through these, so each (family, class, count) is
+    evaluated once, with the same arithmetic, and copied to the rows of every VM in it."""
+    key = np.column_stack([clients.d_uncached, clients.d_cached, clients.cache_size, clients.premium])
+    _, first, of = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    of = of.ravel()
+    most = np.zeros(len(first), dtype=clients.max_disks.dtype)
+    np.maximum.at(most, of, clients.max_disks)
+    return Clients([clients.ids[i] for i in first.tolist()], [clients.vms[i] for i in first.tolist()],
+                   clients.price[first], clients.d_uncached[first], clients.d_cached[first],
+                   clients.cache_size[first], clients.premium[first], most), of
+
+
+def by_class(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str],
+             rows: Rows) -> tuple[Clients, Rows, np.ndarray]:
+    """The classes of alike VM sizes (:func:`alike`), their stacked rows (family by family,
+    class by class, count by count) and, for each of ``rows``, the row of its family, class
+    and count."""
+    classes, of = alike(clients)
+    _, _, few = cell_counts(classes, skus, caching)
+    _, _, counts = cell_counts(clients, skus, caching)
+    families = len(few) // max(len(classes.ids), 1)
+    # Cell (family k, VM j) takes the rows of cell (k, class of j): each row's offset in its
+    # cell is the same in both stackings.
+    cell = (np.arange(families)[:, None] * len(classes.ids) + of[None, :]).ravel()
+    shift = (np.cumsum(few) - few)[cell] - (np.cumsum(counts) - counts)
+    at = np.repeat(shift, counts) + np.arange(len(rows.n))
+    return classes, stack_rows(classes, skus, caching), at
 
 
 def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> np.ndarray:
@@ -158,20 +192,27 @@ class Rows:
     n: np.ndarray
 
 
-def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str]) -> Rows:
-    """Every family (SKU × caching mode, in that order) × eligible VM × count 1..max, without
-    a Python loop per VM or per row."""
+def cell_counts(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk],
+                caching: list[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The families (SKU index, caching mode: SKU by SKU) and how many rows each (family,
+    VM) cell holds (0 when the VM may not attach the family), family by family, VM by VM."""
     fam_sku = np.repeat(np.arange(len(skus)), len(caching))
     fam_caching = [c for _ in skus for c in caching]
     ok = np.array([eligible(clients, skus[k], c) for k, c in zip(fam_sku.tolist(), fam_caching)],
                   dtype=bool).reshape(len(fam_caching), len(clients.ids))
-    counts = (ok * clients.max_disks[None, :]).ravel()
-    total = int(counts.sum())
-    cell = np.repeat(np.arange(len(counts)), counts)
-    starts = np.cumsum(counts) - counts
-    n = np.arange(total) - np.repeat(starts, counts) + 1
-    f = cell // max(len(clients.ids), 1)
-    return Rows(fam_sku, fam_caching, f, fam_sku[f], cell % max(len(clients.ids), 1), n)
+    return fam_sku, fam_caching, (ok * clients.max_disks[None, :]).ravel()
+
+
+def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], caching: list[str]) -> Rows:
+    """Every family (SKU × caching mode, in that order) × eligible VM × count 1..max, without
+    a Python loop per VM or per row."""
+    fam_sku, fam_caching, counts = cell_counts(clients, skus, caching)
+    vms = len(clients.ids)
+    per_family = counts.reshape(len(fam_caching), vms).sum(axis=1)
+    n = np.repeat(1 - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+    f = np.repeat(np.arange(len(fam_caching)), per_family)
+    v = np.repeat(np.tile(np.arange(vms), len(fam_caching)), counts)
+    return Rows(fam_sku, fam_caching, f, np.repeat(fam_sku, per_family), v, n)
 
 
 def stripe_tables(sizes: list[int], stripe: int, max_n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -202,7 +243,38 @@ def _demands(skus: list[DiskSku], part: np.ndarray) -> np.ndarray:
 
 
 def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku], rows: Rows) -> Batch:
-    """The open model over every stacked row, stream by stream (a few numpy calls per stream)."""
+    """The open model over every stacked row: evaluated once per (family, class of alike VMs,
+    count) by :func:`_model`, then copied to each row; the cost is each row's own."""
+    classes, few, at = by_class(cl, skus, req.search.caching, rows)
+    util, latency, path = _model(req, wl, classes, st, skus, few)
+    util = {k: u[at] for k, u in util.items()}
+    latency, path = latency[at], {k: d[at] for k, d in path.items()}
+    rows_s, rows_v, rows_n = rows.s, rows.v, rows.n
+    n = rows_n.astype(float)
+    price = np.array([np.nan if (p := disk_price(sku)) is None else p * req.clients for sku in skus])
+    cost = cl.price[rows_v] + price[rows_s] * n
+    caching = rows.caching
+
+    def config(i: int) -> Config:
+        return Config(cl.ids[rows_v[i]], req.clients,
+                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]]),))
+
+    def facts(i: int) -> list[tuple[str, str]]:
+        return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), skus[rows_s[i]])
+
+    def variant(i: int) -> tuple:
+        return (cl.ids[rows_v[i]], skus[rows_s[i]].id, int(rows_n[i]))
+
+    families = Labels([f"{skus[k].id} caching {c}" for k, c in zip(rows.sku.tolist(), caching)], rows.f)
+    return Batch("fixed-size disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
+                 path, rows_n, families)
+
+
+def _model(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku],
+           rows: Rows) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, np.ndarray]]:
+    """The open model over stacked rows, stream by stream (a few numpy calls per stream):
+    utilization per resource kind (capacity included), mean latency, and the demand per IO
+    at the VM's caps on the response path."""
     rows_s, rows_v, rows_n = rows.s, rows.v, rows.n
     max_n = int(rows_n.max())
     members, part = stripe_tables(st.sizes, req.search.stripe_size, max_n)
@@ -225,8 +297,8 @@ def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: l
     if any_cached and st.read.any():
         # Warm read hit ratio per row: the cache over the job's working set, which follows
         # the volume's capacity when a job gives no size.
-        ws = np.array([[wl.working_set(j, n_ * sku.size) for j in range(len(wl.jobs))]
-                       for sku in skus for n_ in range(1, max_n + 1)], dtype=float).reshape(-1, len(wl.jobs))
+        volume = (np.array([sku.size for sku in skus], dtype=np.int64)[:, None] * np.arange(1, max_n + 1)).ravel()
+        ws = np.column_stack([wl.working_sets(j, volume) for j in range(len(wl.jobs))]).astype(float)
         ratio = (ws, cl.cache_size[rows_v])
     read_lat = np.array([sku.read_latency for sku in skus])[rows_s]
     write_lat = np.array([sku.write_latency for sku in skus])[rows_s]
@@ -268,23 +340,7 @@ def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: l
     util, latency = open_latency(wl.per_client, A, G, {"disk": rows_n}, Z, {"disk": R})
     need = (req.require.capacity or 0) / req.clients if req.require else 0
     util["capacity"] = need / (n * np.array([sku.size for sku in skus], dtype=float)[rows_s])
-    price = np.array([np.nan if (p := disk_price(sku)) is None else p * req.clients for sku in skus])
-    cost = cl.price[rows_v] + price[rows_s] * n
-    caching = rows.caching
-
-    def config(i: int) -> Config:
-        return Config(cl.ids[rows_v[i]], req.clients,
-                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]]),))
-
-    def facts(i: int) -> list[tuple[str, str]]:
-        return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), skus[rows_s[i]])
-
-    def variant(i: int) -> tuple:
-        return (cl.ids[rows_v[i]], skus[rows_s[i]].id, int(rows_n[i]))
-
-    families = Labels([f"{skus[k].id} caching {c}" for k, c in zip(rows.sku.tolist(), caching)], rows.f)
-    return Batch("fixed-size disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
-                 {"vm": A["vm"], "vm-cache": A["vm-cache"]}, rows_n, families)
+    return util, latency, {"vm": A["vm"], "vm-cache": A["vm-cache"]}
 
 
 def disk_facts(req: Requirements, cl: Clients, v: int, n: int,

@@ -22,7 +22,7 @@ from ..catalog import ProvisionedDisk
 from ..units import GiB
 from .config import Config, DiskChoice
 from .cost import MBPS, provisioned_prices
-from .disks import IO_UNIT, Clients, Rows, Streams, disk_facts, open_latency, stack_rows, stripe_tables
+from .disks import IO_UNIT, Clients, Rows, Streams, by_class, disk_facts, open_latency, stack_rows, stripe_tables
 from .requirements import Requirements
 from .table import TOLERANCE, Batch, Labels, Limits
 from .workload import Workload
@@ -41,7 +41,9 @@ def search_provisioned(req: Requirements, wl: Workload, clients: Clients, st: St
     rows = stack_rows(clients, skus, ["none"])
     if not len(rows.v):
         return []
-    return [_Solver(req, wl, clients, st, skus, rows).batch()]
+    # Solved once per SKU × class of alike VM sizes × count, then copied to every VM's rows.
+    classes, few, at = by_class(clients, skus, ["none"], rows)
+    return [_Solver(req, wl, classes, st, skus, few).batch(clients, rows, at)]
 
 
 def _column(skus: list[ProvisionedDisk], rows_s: np.ndarray, get, none: float = np.nan) -> np.ndarray:
@@ -155,8 +157,10 @@ class _Solver:
         unique = part.take(first)
         return unique.smallest(np.zeros(len(first)), top[first], disks_only[first])[back.ravel()]
 
-    def batch(self) -> Batch:
-        skus, rows = self.skus, self.rows
+    def batch(self, cl: Clients, rows: Rows, at: np.ndarray) -> Batch:
+        """The batch of ``rows`` (VM sizes of ``cl``), row ``k`` taking the figures of this
+        solver's row ``at[k]`` (its SKU, class of alike VM sizes and count)."""
+        skus = self.skus
         most = np.minimum(self.max_iops / np.maximum(self.i1, self.b1 / self.per_iops),
                           self.max_bandwidth / self.b1)
         zero = np.zeros(len(self.n))
@@ -171,10 +175,12 @@ class _Solver:
         i = np.minimum(np.ceil(np.maximum(i, b / self.per_iops) - 1e-9), self.max_iops)
         size = np.minimum(self.size(i), self.max_size)
         util, latency = self.evaluate(i, b)
-        cl, req = self.cl, self.req
-        disks = provisioned_prices(skus, rows.s, size, i, b) * self.n * req.clients
-        cost = cl.price[self.v] + disks
-        rows_v, rows_n, rows_s = self.v, self.n, rows.s
+        req = self.req
+        disks = provisioned_prices(skus, self.rows.s, size, i, b) * self.n * req.clients
+        util, latency, vm_path = {k: u[at] for k, u in util.items()}, latency[at], self.vm_path[at]
+        size, i, b = size[at], i[at], b[at]
+        rows_v, rows_n, rows_s = rows.v, rows.n, rows.s
+        cost = cl.price[rows_v] + disks[at]
 
         def config(k: int) -> Config:
             choice = DiskChoice(skus[rows_s[k]].id, int(rows_n[k]), "none", int(size[k]), float(i[k]), float(b[k]))
@@ -193,4 +199,4 @@ class _Solver:
 
         families = Labels([sku.id for sku in skus], rows.f)
         return Batch("provisioned disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
-                     {"vm": self.vm_path}, rows_n, families)
+                     {"vm": vm_path}, rows_n, families)

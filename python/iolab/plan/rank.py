@@ -166,6 +166,7 @@ class _Rows:
     groups: list[str]          # group names, indexed by ``group_code``
     group_code: np.ndarray     # the group of each row
     fails: np.ndarray          # how many resource kinds (capacity included) are over 1
+    nan_shortfall: bool = True  # whether any row's shortfall is NaN
 
     def batch(self, idx: int) -> tuple[Batch, int]:
         k = int(np.searchsorted(self.starts, idx, side="right")) - 1
@@ -209,14 +210,10 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     starts = np.cumsum([0] + [len(b) for b in batches[:-1]])
     rows = _Rows(batches, np.concatenate([b.cost for b in batches]), latency, maxu,
                  (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
-                 [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel())
+                 [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel(),
+                 bool(np.isnan(shortfall).any()))
     unpriced_rows = np.isnan(rows.cost)
-    # Priced: cheapest first, more headroom first on ties. Unpriced: the tightest fit first
-    # (the least headroom), the nearest thing to the cheapest that the catalog can say.
-    # Ties keep the order of evaluation (the sort is stable).
-    feasible = np.nonzero(rows.ok)[0]
-    u, c = unpriced_rows[feasible], rows.cost[feasible]
-    feasible_order = feasible[np.lexsort((np.where(u, -busy[feasible], busy[feasible]), np.where(u, 0.0, c), u))]
+    feasible_order = _Order(np.nonzero(rows.ok)[0], unpriced_rows, rows.cost, busy)
 
     candidates: list[Candidate] = []
     chosen: list[int] = []
@@ -253,7 +250,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     nearest: list[Miss] = []
     first_cost = candidates[0].monthly_cost if candidates else None
     if first_cost is not None:
-        cheaper = misses[~unpriced_rows[misses] & (rows.cost[misses] < first_cost)]
+        cheaper = np.nonzero(~rows.ok & (rows.cost < first_cost))[0]   # NaN (unpriced) is never cheaper
         rejected = _best_per_group(cheaper, rows)[:explain]
     slow = [m for m in tail_misses if candidates and m.monthly_cost is not None and first_cost is not None
             and m.monthly_cost <= first_cost]
@@ -276,20 +273,63 @@ def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail
     return check_tail(pred.network, rates, bounds, tail, done)  # the load the shown figures were solved at
 
 
-def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.ndarray, misses: np.ndarray,
+class _Order:
+    """The feasible rows in ranking order, sorted only as far as they are read. Priced:
+    cheapest first, more headroom first on ties. Unpriced: the tightest fit first (the least
+    headroom), the nearest thing to the cheapest that the catalog can say. Ties keep the
+    order of evaluation."""
+
+    HEAD = 64
+    """Reading in order sorts the cheapest this many priced rows (and every row tying with the
+    last of them) first, and the rest only when the reader goes past them."""
+
+    def __init__(self, feasible: np.ndarray, unpriced: np.ndarray, cost: np.ndarray, busy: np.ndarray):
+        self.rows = feasible
+        self.unpriced = unpriced[feasible]
+        self.cost = np.where(self.unpriced, 0.0, cost[feasible])
+        self.fit = np.where(self.unpriced, -busy[feasible], busy[feasible])
+
+    def _sort(self, pos: np.ndarray) -> np.ndarray:
+        """Positions ``pos`` (ascending) in ranking order (a stable sort: ties stay in order)."""
+        return pos[np.lexsort((self.fit[pos], self.cost[pos], self.unpriced[pos]))]
+
+    def __iter__(self):
+        priced = np.nonzero(~self.unpriced)[0]
+        head = 0
+        if len(priced) > self.HEAD:
+            cost = self.cost[priced]
+            # Every priced row up to the HEAD-th cost comes before every other row.
+            first = self._sort(priced[cost <= np.partition(cost, self.HEAD - 1)[self.HEAD - 1]])
+            yield from self.rows[first].tolist()
+            head = len(first)
+        yield from self.rows[self._sort(np.arange(len(self.rows)))[head:]].tolist()
+
+    def group_firsts(self, group_code: np.ndarray, groups: int) -> list[int]:
+        """The first row of each group (``group_code``: the group of each row) in this order."""
+        codes = group_code[self.rows]
+        every = np.arange(len(self.rows))
+        if np.isnan(self.fit).any():  # NaN sorts after everything: take the sorting route
+            order = self._sort(every)
+            return self.rows[order[_firsts(codes[order], groups)]].tolist()
+        best = _group_least(every, codes, groups, (lambda i: self.unpriced[i].astype(float),
+                                                   lambda i: self.cost[i], lambda i: self.fit[i]))
+        return self.rows[self._sort(best)].tolist()
+
+
+def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: _Order, misses: np.ndarray,
             candidates: list[Candidate], taken: set[str], limit: int) -> list[Miss]:
     """The best of each group not shown yet (failing ones first, as they explain the most):
     its best attempt when nothing in it is feasible, else its cheapest feasible row."""
     out: list[Miss] = []
     first = candidates[0]
-    done: set[str] = set()
-    codes = rows.group_code[feasible_order]
-    _, at = np.unique(codes, return_index=True)   # each group's first (best) feasible row
-    for idx in feasible_order[np.sort(at)]:
-        g = rows.group(idx)
-        if g in taken or g in done:
+    best = [(idx, rows.group(idx)) for idx in feasible_order.group_firsts(rows.group_code, len(rows.groups))]
+    shown = taken | {g for _, g in best}
+    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in shown][:limit]
+    for idx, g in best:
+        if g in taken:
             continue
-        done.add(g)
+        if len(failing) + len(out) >= limit:
+            break  # what follows is not shown
         b, r = rows.batch(idx)
         config = b.config(r)
         cost = None if np.isnan(rows.cost[idx]) else float(rows.cost[idx])
@@ -300,7 +340,6 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: np.nda
         else:
             why = "feasible and priced, but ranked after the candidates shown"
         out.append(Miss(cost, config, (), (), float(rows.shortfall[idx]), why))
-    failing = [i for i in _best_per_group(misses, rows) if rows.group(i) not in taken | done]
     out = [_miss(req, wl, rows, i) for i in failing] + out
     return out[:limit]
 
@@ -346,22 +385,42 @@ def _least(idxs: np.ndarray, rows: _Rows) -> np.ndarray:
     (fails, shortfall, cost, row number): each key's minimum per group narrows the rows in
     turn, without sorting them all. A NaN shortfall (which sorts after everything) takes
     the sorting route."""
-    codes = rows.group_code[idxs]
-    shortfall = rows.shortfall[idxs]
-    cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
-    if np.isnan(shortfall).any():
+    if rows.nan_shortfall and np.isnan(rows.shortfall[idxs]).any():
+        codes, shortfall = rows.group_code[idxs], rows.shortfall[idxs]
+        cost = np.where(np.isnan(rows.cost[idxs]), np.inf, rows.cost[idxs])
         order = np.lexsort((cost, shortfall, rows.fails[idxs], codes))
         first = np.ones(len(order), dtype=bool)
         first[1:] = codes[order][1:] != codes[order][:-1]
         return idxs[order][first]
-    keep = np.arange(len(idxs))
-    for key in (rows.fails[idxs].astype(float), shortfall, cost):  # float keys: numpy's fast ufunc.at
-        k, g = key[keep], codes[keep]
-        least = np.full(len(rows.groups), np.inf)
-        np.minimum.at(least, g, k)
+    def cost(i: np.ndarray) -> np.ndarray:
+        c = rows.cost[i]
+        c[np.isnan(c)] = np.inf
+        return c
+
+    return _group_least(idxs, rows.group_code, len(rows.groups),
+                        (lambda i: rows.fails[i].astype(float), lambda i: rows.shortfall[i], cost))
+
+
+def _group_least(idxs: np.ndarray, group_code: np.ndarray, groups: int, keys) -> np.ndarray:
+    """For each group among ``idxs`` (ascending; ``group_code`` gives each one's group, below
+    ``groups``), the first of its rows least by each of ``keys`` in turn: each key (a function
+    of an index array, giving floats with no NaN) is read only for the rows still in the
+    running and its minimum per group narrows them. Ascending."""
+    keep = idxs
+    for key in keys:
+        g, k = group_code[keep], key(keep)
+        least = np.full(groups, np.inf)
+        np.minimum.at(least, g, k)   # float keys: numpy's fast ufunc.at
         keep = keep[k == least[g]]
-    _, at = np.unique(codes[keep], return_index=True)   # the first (lowest row number) of each group
-    return idxs[keep[at]]
+    return keep[_firsts(group_code[keep], groups)]
+
+
+def _firsts(codes: np.ndarray, groups: int) -> np.ndarray:
+    """The position of each group's first occurrence in ``codes`` (group numbers below
+    ``groups``), in ascending order."""
+    first = np.full(groups, len(codes))
+    np.minimum.at(first, codes, np.arange(len(codes)))
+    return np.sort(first[first < len(codes)])
 
 
 def _c(x: float) -> float:

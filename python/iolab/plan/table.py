@@ -56,7 +56,13 @@ class Limits:
 
     def fails(self, util: dict[str, np.ndarray]) -> np.ndarray:
         """How many resource kinds break their limit, row by row."""
-        return sum((self.over(k, u)).astype(int) for k, u in util.items())
+        out: np.ndarray | int = 0
+        for k, u in util.items():
+            if isinstance(out, np.ndarray):
+                out += self.over(k, u)  # in place: no new array per kind
+            else:
+                out = np.asarray(self.over(k, u)).astype(int)
+        return out
 
 WORDS = {
     "vm": "the VM's uncached limit",
@@ -146,7 +152,12 @@ class Batch:
         """The highest utilization of each row over every resource kind (``capacity`` too
         unless told not to: headroom is about resources, not space)."""
         cols = [u for k, u in self.util.items() if capacity or k != "capacity"]
-        return np.max(np.vstack(cols), axis=0) if cols else np.zeros(len(self))
+        if not cols:
+            return np.zeros(len(self))
+        out = np.array(cols[0], dtype=float)
+        for u in cols[1:]:  # as np.max over the stacked columns, without stacking them
+            np.maximum(out, u, out=out)
+        return out
 
     def feasible(self, limits: Limits) -> np.ndarray:
         """Rows that keep ``limits``: every resource within the utilization allowed, and the latency bound."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from ..compile.builder import directions, working_set
 from ..scenario import ScenarioJob
 from ..units import format_size
@@ -98,6 +100,14 @@ class Workload:
     def working_set(self, job: int, capacity: int) -> int:
         """Bytes job ``job`` touches on one client whose volume holds ``capacity`` bytes."""
         return working_set(self.jobs[job].fio, capacity)
+
+    def working_sets(self, job: int, capacities: np.ndarray) -> np.ndarray:
+        """:meth:`working_set` for each of ``capacities`` (whole bytes) at once: a job touches
+        what its size says, or its volume's capacity once per clone (``numjobs``)."""
+        fixed = self.working_set(job, 0)
+        if fixed:
+            return np.full(len(capacities), fixed, dtype=np.int64)
+        return capacities * self.working_set(job, 1)
 
     def describe(self) -> str:
         """The shape in a few words: ``randrw 70/30 8 KiB``."""
