@@ -176,7 +176,9 @@ impl<'p> Engine<'p> {
             } else {
                 self.exec(what);
             }
-            self.drain();
+            if !self.stack.is_empty() {
+                self.drain();
+            }
             if self.counted >= ios {
                 break Stop::Ios;
             }
@@ -345,6 +347,7 @@ impl<'p> Engine<'p> {
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 
+    #[inline(never)]
     fn drain(&mut self) {
         while let Some(t) = self.stack.pop() {
             self.exec(t);
@@ -414,6 +417,30 @@ impl<'p> Engine<'p> {
                     tl = at_mut(&mut self.caps, cap as usize).visit(tl, ops, bytes, base, burst, &mut self.rng);
                     pc = next;
                 }
+                Op::Fixed { cap, service, ahead, next } => {
+                    if !ahead && tl > self.now {
+                        break;
+                    }
+                    tl = at_mut(&mut self.caps, cap as usize).visit_fixed(tl, service);
+                    pc = next;
+                }
+                Op::Stripe { first, n, next } => {
+                    let k = self.rng.below(n as u64) as u32;
+                    let m = *at(&p.members, (first + k) as usize);
+                    if !m.ahead && tl > self.now {
+                        pc = m.pc; // to visit the member when the clock gets there
+                        break;
+                    }
+                    tl = at_mut(&mut self.caps, m.cap as usize).visit_fixed(tl, m.service);
+                    pc = next;
+                }
+                Op::Lognormal { mean, stream, wait, next } => {
+                    tl += nearest(mean * at_mut(&mut self.lognormals, stream as usize).draw(&mut self.rng));
+                    pc = next;
+                    if wait && tl > self.now {
+                        break;
+                    }
+                }
                 Op::Delay { mean, kind, next } => {
                     tl += self.delay(mean, kind);
                     pc = next;
@@ -476,27 +503,28 @@ impl<'p> Engine<'p> {
                 }
                 Op::End => {
                     let th = *at(&self.threads, i);
+                    debug_assert_eq!(th.kind, BRANCH);
+                    self.free.push(tid);
+                    let par = &mut self.threads[th.parent as usize];
+                    par.tl = par.tl.max(tl);
+                    par.remaining -= 1;
+                    if par.remaining == 0 {
+                        self.stack.push(th.parent);
+                    }
+                    return;
+                }
+                Op::Done => {
+                    if tl > self.now {
+                        break;
+                    }
+                    let th = *at(&self.threads, i);
                     match th.kind {
-                        BRANCH => {
-                            self.free.push(tid);
-                            let par = &mut self.threads[th.parent as usize];
-                            par.tl = par.tl.max(tl);
-                            par.remaining -= 1;
-                            if par.remaining == 0 {
-                                self.stack.push(th.parent);
-                            }
-                        }
                         BACKGROUND => {
-                            if tl > self.now {
-                                break;
-                            }
                             self.free.push(tid);
                             self.flushed(p, th.class);
                         }
                         _ => {
-                            if tl > self.now {
-                                break;
-                            }
+                            debug_assert_eq!(th.kind, ROOT);
                             if let Some(d) = at(&p.classes, th.class as usize).dirty {
                                 let dirty = &mut self.dirty[d as usize];
                                 if dirty.pending >= DIRTY_LIMIT {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::input::*;
-pub use crate::route::{DelayKind, ForkDef, Op};
+pub use crate::route::{DelayKind, ForkDef, Member, Op};
 use crate::route::RouteBuilder;
 
 /// Bad input: `field` is the path in the request (`network.classes[1].bytes`, `options.ios`).
@@ -150,6 +150,8 @@ pub struct JobDef {
 pub struct Program {
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
+    /// The branches of the `Stripe` instructions.
+    pub members: Vec<Member>,
     pub turns: usize,
     pub resources: Vec<ResourceDef>,
     pub caps: Vec<CapDef>,
@@ -363,7 +365,10 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         }
     }
     crate::route::fuse(&mut routes.ops, &routes.forks, |c| caps[c as usize].bursts);
+    let fixed = |c: u32| !caps[c as usize].bursts && !caps[c as usize].exponential;
+    let members = crate::route::specialize(&mut routes.ops, &routes.forks, fixed);
     let mut p = Program {
+        members,
         turns: routes.turns(),
         sigmas: routes.sigmas,
         ops: routes.ops,
