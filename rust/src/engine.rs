@@ -321,7 +321,7 @@ impl<'p> Engine<'p> {
             };
             at(&job.choices, k)
         };
-        let mut class = choice.hit;
+        let (mut class, mut pc) = (choice.hit, choice.hit_route);
         let mut lookup = 0;
         if let Some((ci, offset)) = choice.cache {
             let state = &mut self.jobs[j];
@@ -337,13 +337,12 @@ impl<'p> Engine<'p> {
             if choice.lookup {
                 let hit = cache.contains(id);
                 if !hit {
-                    class = choice.miss;
+                    (class, pc) = (choice.miss, choice.miss_route);
                 }
                 lookup = 1 + hit as u8;
             }
             cache.insert(id, job.block_bytes);
         }
-        let pc = at(&p.classes, class as usize).route;
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 
@@ -537,9 +536,9 @@ impl<'p> Engine<'p> {
                                     return;
                                 }
                             }
-                            if self.complete(p, tid, th) {
+                            if let Some(next) = self.complete(p, tid, th) {
                                 // The thread is the job's next IO now: walk it on.
-                                pc = at(&self.threads, i).pc;
+                                pc = next;
                                 tl = self.now;
                                 continue;
                             }
@@ -564,16 +563,21 @@ impl<'p> Engine<'p> {
         dirty.pending -= 1;
         if let Some(w) = dirty.parked.pop_front() {
             let th = self.threads[w as usize];
-            if self.complete(p, w, th) {
-                self.stack.push(w); // the job's next IO, starting now
+            if let Some(pc) = self.complete(p, w, th) {
+                // The job's next IO, starting now.
+                let t = at_mut(&mut self.threads, w as usize);
+                t.pc = pc;
+                t.tl = self.now;
+                self.stack.push(w);
             }
         }
     }
 
-    /// IO `tid` completes now. True when its thread has become its job's next IO (to walk
-    /// on at once); otherwise the thread is freed.
+    /// IO `tid` (whose state was `th`) completes now. When its thread becomes its job's
+    /// next IO, returns the instruction it starts at (the caller stores it, and the IO's
+    /// time, now, in the thread when it stops); otherwise the thread is freed.
     #[inline(always)]
-    fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> bool {
+    fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> Option<u32> {
         let class = at(&p.classes, th.class as usize);
         let j = class.job as usize;
         if self.now >= self.limits.ramp {
@@ -616,13 +620,19 @@ impl<'p> Engine<'p> {
             false
         };
         if again {
-            let next = self.next_io(p, j); // one IO in for one out: busy stays
-            *at_mut(&mut self.threads, tid as usize) = next;
+            // One IO in for one out: busy stays. (The thread stays a root IO: its parent,
+            // branch count and kind do not change.)
+            let next = self.next_io(p, j);
+            let t = at_mut(&mut self.threads, tid as usize);
+            t.class = next.class;
+            t.lookup = next.lookup;
+            t.start = next.start;
+            Some(next.pc)
         } else {
             self.jobs[j].busy -= 1;
             self.free.push(tid);
+            None
         }
-        again
     }
 }
 

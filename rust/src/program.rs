@@ -121,6 +121,9 @@ pub struct Choice {
     pub below: u64,
     pub hit: u32,
     pub miss: u32,
+    /// The first instructions of the hit and miss classes' routes.
+    pub hit_route: u32,
+    pub miss_route: u32,
     /// The cache (index) and this job's offset in its block space.
     pub cache: Option<(u32, u64)>,
     /// Whether the choice looks the block up (hit/miss classes) or only makes it resident.
@@ -426,7 +429,8 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             });
             let cum = if idx + 1 == n { 1.0 } else { cum };
             let below = (cum * (1u64 << 53) as f64).floor() as u64;
-            choices.push(Choice { cum, below, hit, miss, cache, lookup });
+            let (hit_route, miss_route) = (p.classes[hit as usize].route, p.classes[miss as usize].route);
+            choices.push(Choice { cum, below, hit, miss, hit_route, miss_route, cache, lookup });
         }
         p.jobs[j].choices = choices;
     }
