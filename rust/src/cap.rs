@@ -119,13 +119,17 @@ impl CapServer {
         let leave = start + service;
         self.free_at = leave;
         // Busy from when the server took the IO (or the measured period began) to its
-        // departure, without a branch: nothing when it all was before the period.
-        let from = self.from;
-        let busy = leave - if free > from { free } else { from };
-        self.busy += if busy > 0.0 { busy } else { 0.0 };
+        // departure.
         if now >= self.measure_from {
+            // (Then free >= now >= the period's start.)
+            self.busy += leave - free;
             self.waited += start - nowf;
             self.visits += 1;
+        } else {
+            // Nothing when it all was before the period.
+            let from = self.from;
+            let busy = leave - if free > from { free } else { from };
+            self.busy += if busy > 0.0 { busy } else { 0.0 };
         }
         crate::engine::nearest(leave)
     }

@@ -104,14 +104,17 @@ impl Lognormals {
 
     #[inline(always)]
     pub fn draw(&mut self, rng: &mut Rng) -> f64 {
-        if self.next == BLOCK {
+        let k = if self.next < BLOCK {
+            self.next
+        } else {
             self.fill(rng);
-        }
-        let v = self.values[self.next];
-        self.next += 1;
-        v
+            0
+        };
+        self.next = k + 1;
+        self.values[k] // (k < BLOCK: no bounds check)
     }
 
+    /// Makes the next block of factors (the caller hands out the first).
     #[inline(never)]
     fn fill(&mut self, rng: &mut Rng) {
         let (sigma, shift) = (self.sigma, 0.5 * self.sigma * self.sigma);
@@ -125,7 +128,6 @@ impl Lognormals {
         for v in self.values.iter_mut() {
             *v = exp(sigma * *v - shift);
         }
-        self.next = 0;
     }
 }
 
