@@ -53,6 +53,11 @@ pub struct EventQueue {
     far: Heap4,
     /// The bucket of the far heap's earliest event (NONE: the heap is empty).
     far_bucket: u64,
+    /// The earliest event, already out of the ring (time NONE: no event at all). Popping
+    /// hands it out and takes the next one out of the ring at once: the processor does
+    /// that while the caller works on the event handed out, and the next pop finds its
+    /// event ready.
+    first: (u64, u32),
     /// Events taken since the width was last looked at, and the time then.
     taken: u64,
     since: u64,
@@ -79,6 +84,7 @@ impl EventQueue {
             in_ring: 0,
             far: Heap4::new(),
             far_bucket: NONE,
+            first: (NONE, 0),
             taken: 0,
             since: 0,
             #[cfg(debug_assertions)]
@@ -87,7 +93,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.in_ring + self.far.len()
+        self.in_ring + self.far.len() + (self.first.0 != NONE) as usize
     }
 
     pub fn is_empty(&self) -> bool {
@@ -99,6 +105,20 @@ impl EventQueue {
     pub fn push(&mut self, time: u64, what: u32) {
         #[cfg(debug_assertions)]
         debug_assert!(time >= self.last, "events must not be scheduled in the past");
+        if time < self.first.0 {
+            // Before the event held out (or none is): it takes its place.
+            let (t, w) = std::mem::replace(&mut self.first, (time, what));
+            if t != NONE {
+                self.insert(t, w);
+            }
+        } else {
+            self.insert(time, what);
+        }
+    }
+
+    /// Puts an event (not before the one held out) into the ring or the far heap.
+    #[inline(always)]
+    fn insert(&mut self, time: u64, what: u32) {
         let b = time >> self.shift;
         if b - self.base <= self.mask {
             self.link((b & self.mask) as usize, time, what);
@@ -141,15 +161,30 @@ impl EventQueue {
     /// Removes an earliest event.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, u32)> {
+        let e = self.first;
+        if e.0 == NONE {
+            return None;
+        }
+        self.first = self.take_first();
+        #[cfg(debug_assertions)]
+        {
+            self.last = e.0;
+        }
+        Some(e)
+    }
+
+    /// Takes the earliest event out of the ring and the far heap (time NONE: none left).
+    #[inline(always)]
+    fn take_first(&mut self) -> (u64, u32) {
         loop {
             // The first non-empty bucket of the ring, and whether a far event may come
             // before the end of it.
             let b = if self.in_ring > 0 { self.next_occupied() } else { NONE };
             if b < self.far_bucket {
-                return Some(self.take(b));
+                return self.take(b);
             }
             if self.far_bucket == NONE {
-                return None;
+                return (NONE, 0);
             }
             self.bring_far(b);
         }
@@ -207,11 +242,6 @@ impl EventQueue {
         if self.taken >= ADAPT_EVERY {
             self.adapt(time);
         }
-        #[cfg(debug_assertions)]
-        {
-            debug_assert!(time >= self.last);
-            self.last = time;
-        }
         (time, what)
     }
 
@@ -257,7 +287,8 @@ impl EventQueue {
 
     /// Re-buckets when the mean time between events or the number of pending events has
     /// drifted away from the bucket width or the ring size. `now` is the time of the event
-    /// being taken (already out of the queue); the count starts again from it.
+    /// being taken (already out of the ring; no other is earlier); the count starts again
+    /// from it.
     #[cold]
     fn adapt(&mut self, now: u64) {
         let gap = (now - self.since) / self.taken;
@@ -300,7 +331,7 @@ impl EventQueue {
         // No event left is before `now`: every later push is at or after its bucket.
         self.base = now >> want;
         for (t, w) in all {
-            self.push(t, w);
+            self.insert(t, w);
         }
     }
 }
