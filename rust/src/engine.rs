@@ -321,7 +321,7 @@ impl<'p> Engine<'p> {
             };
             at(&job.choices, k)
         };
-        let (mut class, mut pc) = (choice.hit, choice.hit_route);
+        let mut class = choice.hit;
         let mut lookup = 0;
         if let Some((ci, offset)) = choice.cache {
             let state = &mut self.jobs[j];
@@ -337,12 +337,17 @@ impl<'p> Engine<'p> {
             if choice.lookup {
                 let hit = cache.contains(id);
                 if !hit {
-                    (class, pc) = (choice.miss, choice.miss_route);
+                    class = choice.miss;
                 }
                 lookup = 1 + hit as u8;
             }
             cache.insert(id, job.block_bytes);
         }
+        let pc = match job.route {
+            Some(route) => route, // the same whatever the draw
+            None if lookup == 1 => choice.miss_route,
+            None => choice.hit_route,
+        };
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 

@@ -146,6 +146,9 @@ pub struct JobDef {
     pub blocks: u64,
     pub block_bytes: u64,
     pub choices: Vec<Choice>,
+    /// The route all the job's classes share, if they do (then an IO's first
+    /// instructions are known before its class is drawn).
+    pub route: Option<u32>,
 }
 
 /// The compiled network.
@@ -277,6 +280,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             blocks: fine.div_ceil(coarse),
             block_bytes: j.block * coarse,
             choices: Vec::new(),
+            route: None,
         });
     }
 
@@ -431,6 +435,10 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             let below = (cum * (1u64 << 53) as f64).floor() as u64;
             let (hit_route, miss_route) = (p.classes[hit as usize].route, p.classes[miss as usize].route);
             choices.push(Choice { cum, below, hit, miss, hit_route, miss_route, cache, lookup });
+        }
+        let first = choices[0].hit_route;
+        if choices.iter().all(|c| c.hit_route == first && c.miss_route == first) {
+            p.jobs[j].route = Some(first);
         }
         p.jobs[j].choices = choices;
     }

@@ -117,6 +117,8 @@ pub struct RouteBuilder<'a> {
     pub res_index: BTreeMap<&'a str, u32>,
     pub slot_index: BTreeMap<&'a str, u32>,
     turn_index: BTreeMap<String, u32>,
+    /// The first instruction of each route built, by its steps (see `route`).
+    routes: BTreeMap<String, u32>,
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
     pub loads: Vec<LoadDef>,
@@ -137,6 +139,7 @@ impl<'a> RouteBuilder<'a> {
             res_index,
             slot_index,
             turn_index: BTreeMap::new(),
+            routes: BTreeMap::new(),
             ops: Vec::new(),
             forks: Vec::new(),
             loads: Vec::new(),
@@ -150,10 +153,17 @@ impl<'a> RouteBuilder<'a> {
     }
 
     /// Appends a route (or a background route) ending in `End`; returns its first instruction.
+    /// Routes with the same steps share their instructions (the reads' and the writes'
+    /// often do): an IO's first instructions then do not depend on its class.
     pub fn route(&mut self, steps: &[StepIn], field: &str) -> Result<u32, SimError> {
+        let key = format!("{steps:?}");
+        if let Some(&at) = self.routes.get(&key) {
+            return Ok(at);
+        }
         let at = self.ops.len() as u32;
         self.steps(steps, field)?;
         self.ops.push(Op::Done);
+        self.routes.insert(key, at);
         Ok(at)
     }
 
