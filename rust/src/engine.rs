@@ -15,7 +15,7 @@ pub use crate::control::{Control, Limits, Stop};
 use crate::histogram::Histogram;
 use crate::input::Pick;
 use crate::load::LoadMeter;
-use crate::program::{DelayKind, Op, Program, DIRTY_LIMIT};
+use crate::program::{ClassDef, DelayKind, Op, Program, DIRTY_LIMIT};
 use crate::queue::EventQueue;
 use crate::rng::{Lognormals, Rng};
 use crate::series::Series;
@@ -159,6 +159,7 @@ impl<'p> Engine<'p> {
         let ios = self.limits.ios.unwrap_or(u64::MAX);
         let mut events = 0u64;
         let mut reported = 0u64;
+        let p = self.p;
         let stop = loop {
             let Some((t, what)) = self.heap.pop() else {
                 break Stop::Stalled;
@@ -174,7 +175,7 @@ impl<'p> Engine<'p> {
             if what & ARRIVAL != 0 {
                 self.arrival((what & !ARRIVAL) as usize);
             } else {
-                self.exec(what);
+                self.walk(p, what); // inlined: one walk per event, most often
             }
             if !self.stack.is_empty() {
                 self.drain();
@@ -400,7 +401,7 @@ impl<'p> Engine<'p> {
     }
 
     /// Walks thread `tid` as far as it can go now.
-    #[inline(always)]
+    #[inline(never)]
     fn exec(&mut self, tid: u32) {
         self.walk(self.p, tid)
     }
@@ -409,6 +410,7 @@ impl<'p> Engine<'p> {
     /// locals while it walks and are stored back when it stops. (The program comes as an
     /// argument so that the compiler knows it does not change while the state does: its
     /// arrays' addresses stay in registers.)
+    #[inline(always)]
     fn walk(&mut self, p: &Program, tid: u32) {
         let i = tid as usize;
         let (mut pc, mut tl) = (at(&self.threads, i).pc, at(&self.threads, i).tl);
@@ -522,6 +524,21 @@ impl<'p> Engine<'p> {
                         break;
                     }
                     let th = *at(&self.threads, i);
+                    let class = at(&p.classes, th.class as usize);
+                    if class.plain {
+                        // The common case (see `ClassDef::plain`): the IO completes and its
+                        // thread is its job's next IO, walked on at once.
+                        debug_assert_eq!(th.kind, ROOT);
+                        self.record(class, th);
+                        let next = self.next_io(p, class.job as usize);
+                        let t = at_mut(&mut self.threads, i);
+                        t.class = next.class;
+                        t.lookup = next.lookup;
+                        t.start = next.start;
+                        pc = next.pc;
+                        tl = self.now;
+                        continue;
+                    }
                     match th.kind {
                         BACKGROUND => {
                             self.free.push(tid);
@@ -578,6 +595,27 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// Measures IO `th`, of class `class`, completing now (after the ramp).
+    #[inline(always)]
+    fn record(&mut self, class: &ClassDef, th: Thread) {
+        if self.now < self.limits.ramp {
+            return;
+        }
+        at_mut(&mut self.hist, th.class as usize).record(self.now - th.start);
+        self.counted += 1;
+        self.series.ios += 1;
+        self.series.bytes += class.bytes;
+        if let (Some((c, _)), true) = (class.lookup, th.lookup > 0) {
+            // Lookups are counted as IOs are, when they complete.
+            let hit = th.lookup == 2;
+            let cache = &mut self.caches[c as usize];
+            cache.lookups += 1;
+            cache.interval_lookups += 1;
+            cache.hits += hit as u64;
+            cache.interval_hits += hit as u64;
+        }
+    }
+
     /// IO `tid` (whose state was `th`) completes now. When its thread becomes its job's
     /// next IO, returns the instruction it starts at (the caller stores it, and the IO's
     /// time, now, in the thread when it stops); otherwise the thread is freed.
@@ -585,21 +623,7 @@ impl<'p> Engine<'p> {
     fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> Option<u32> {
         let class = at(&p.classes, th.class as usize);
         let j = class.job as usize;
-        if self.now >= self.limits.ramp {
-            at_mut(&mut self.hist, th.class as usize).record(self.now - th.start);
-            self.counted += 1;
-            self.series.ios += 1;
-            self.series.bytes += class.bytes;
-            if let (Some((c, _)), true) = (class.lookup, th.lookup > 0) {
-                // Lookups are counted as IOs are, when they complete.
-                let hit = th.lookup == 2;
-                let cache = &mut self.caches[c as usize];
-                cache.lookups += 1;
-                cache.interval_lookups += 1;
-                cache.hits += hit as u64;
-                cache.interval_hits += hit as u64;
-            }
-        }
+        self.record(class, th);
         if let Some(pc) = class.background {
             if let Some(d) = class.dirty {
                 self.dirty[d as usize].pending += 1;

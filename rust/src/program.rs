@@ -109,6 +109,9 @@ pub struct ClassDef {
     /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit
     /// class. (A lookup whose other outcome has no class of its own takes this one.)
     pub lookup: Option<(u32, bool)>,
+    /// An IO of a closed job without cache lookup and background work: when it completes,
+    /// its thread becomes its job's next IO at once (the common case, taken first).
+    pub plain: bool,
 }
 
 /// One draw of a job's next IO: a class, or a cache lookup that resolves to `hit` or `miss`.
@@ -344,6 +347,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
                 (Some(ci), Some(o)) if c.direction == Direction::Read => Some((ci, o == Outcome::Hit)),
                 _ => None,
             },
+            plain: false,
         });
         let list = &mut draws[c.job];
         match (cache, c.outcome) {
@@ -444,6 +448,10 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
     }
     if p.jobs.is_empty() {
         return Err(SimError::new("network.jobs", "the network has no job"));
+    }
+    for c in &mut p.classes {
+        let closed = p.jobs[c.job as usize].rate.is_none();
+        c.plain = closed && c.lookup.is_none() && c.background.is_none() && c.dirty.is_none();
     }
     Ok(p)
 }
