@@ -131,7 +131,8 @@ impl CapServer {
             let busy = leave - if free > from { free } else { from };
             self.busy += if busy > 0.0 { busy } else { 0.0 };
         }
-        crate::engine::nearest(leave)
+        // (leave >= 0: the clamp at 0 of `nearest` is not needed.)
+        crate::engine::nearest_above_zero(leave)
     }
 
     /// When an IO the server can take at `free` starts (once the buckets can pay, which

@@ -665,6 +665,18 @@ impl<'p> Engine<'p> {
     }
 }
 
+/// [`nearest`] of a time known to be >= 0 (a departure: a start plus a service time).
+#[inline]
+pub fn nearest_above_zero(x: f64) -> u64 {
+    const TOP: f64 = 9.2e18; // below 2^63
+    debug_assert!(x >= 0.0);
+    let x = x + 0.5;
+    let x = if x < TOP { x } else { TOP };
+    // SAFETY: 0.5 <= x < 2^63 (or x = TOP for NaN, which `x < TOP` sends there), so the
+    // truncation fits an i64.
+    unsafe { x.to_int_unchecked::<i64>() as u64 }
+}
+
 /// The nearest whole number of a non-negative time (faster than `f64::round`), kept
 /// within 0 and 2^63 − 1 ns (292 years; NaN gives the top).
 #[inline]
