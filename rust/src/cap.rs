@@ -99,18 +99,40 @@ impl CapServer {
         } else {
             (free, base) // a fixed rate: the common case
         };
+        self.depart(now, nowf, free, start, service)
+    }
+
+    /// An IO arrives at `now` at a cap at a fixed rate (no burst, deterministic service):
+    /// [`CapServer::visit`] without the checks.
+    #[inline(always)]
+    pub fn visit_fixed(&mut self, now: u64, service: f64) -> u64 {
+        debug_assert!(!self.bursts && !self.exponential);
+        let nowf = now as i64 as f64;
+        let free = if self.free_at > nowf { self.free_at } else { nowf };
+        self.depart(now, nowf, free, free, service)
+    }
+
+    /// The IO that arrived at `now` (`nowf`), taken by the server at `free`, starts its
+    /// service at `start`: books it and returns when it leaves.
+    #[inline(always)]
+    fn depart(&mut self, now: u64, nowf: f64, free: f64, start: f64, service: f64) -> u64 {
         let leave = start + service;
         self.free_at = leave;
         // Busy from when the server took the IO (or the measured period began) to its
-        // departure, without a branch: nothing when it all was before the period.
-        let from = self.from;
-        let busy = leave - if free > from { free } else { from };
-        self.busy += if busy > 0.0 { busy } else { 0.0 };
+        // departure.
         if now >= self.measure_from {
+            // (Then free >= now >= the period's start.)
+            self.busy += leave - free;
             self.waited += start - nowf;
             self.visits += 1;
+        } else {
+            // Nothing when it all was before the period.
+            let from = self.from;
+            let busy = leave - if free > from { free } else { from };
+            self.busy += if busy > 0.0 { busy } else { 0.0 };
         }
-        crate::engine::nearest(leave)
+        // (leave >= 0: the clamp at 0 of `nearest` is not needed.)
+        crate::engine::nearest_above_zero(leave)
     }
 
     /// When an IO the server can take at `free` starts (once the buckets can pay, which

@@ -15,7 +15,7 @@ pub use crate::control::{Control, Limits, Stop};
 use crate::histogram::Histogram;
 use crate::input::Pick;
 use crate::load::LoadMeter;
-use crate::program::{DelayKind, Op, Program, DIRTY_LIMIT};
+use crate::program::{ClassDef, DelayKind, Op, Program, DIRTY_LIMIT};
 use crate::queue::EventQueue;
 use crate::rng::{Lognormals, Rng};
 use crate::series::Series;
@@ -159,6 +159,7 @@ impl<'p> Engine<'p> {
         let ios = self.limits.ios.unwrap_or(u64::MAX);
         let mut events = 0u64;
         let mut reported = 0u64;
+        let p = self.p;
         let stop = loop {
             let Some((t, what)) = self.heap.pop() else {
                 break Stop::Stalled;
@@ -174,9 +175,11 @@ impl<'p> Engine<'p> {
             if what & ARRIVAL != 0 {
                 self.arrival((what & !ARRIVAL) as usize);
             } else {
-                self.exec(what);
+                self.walk(p, what); // inlined: one walk per event, most often
             }
-            self.drain();
+            if !self.stack.is_empty() {
+                self.drain();
+            }
             if self.counted >= ios {
                 break Stop::Ios;
             }
@@ -341,10 +344,15 @@ impl<'p> Engine<'p> {
             }
             cache.insert(id, job.block_bytes);
         }
-        let pc = at(&p.classes, class as usize).route;
+        let pc = match job.route {
+            Some(route) => route, // the same whatever the draw
+            None if lookup == 1 => choice.miss_route,
+            None => choice.hit_route,
+        };
         Thread { pc, parent: NONE, remaining: 0, class, kind: ROOT, lookup, start: self.now, tl: self.now }
     }
 
+    #[inline(never)]
     fn drain(&mut self) {
         while let Some(t) = self.stack.pop() {
             self.exec(t);
@@ -393,7 +401,7 @@ impl<'p> Engine<'p> {
     }
 
     /// Walks thread `tid` as far as it can go now.
-    #[inline(always)]
+    #[inline(never)]
     fn exec(&mut self, tid: u32) {
         self.walk(self.p, tid)
     }
@@ -402,6 +410,7 @@ impl<'p> Engine<'p> {
     /// locals while it walks and are stored back when it stops. (The program comes as an
     /// argument so that the compiler knows it does not change while the state does: its
     /// arrays' addresses stay in registers.)
+    #[inline(always)]
     fn walk(&mut self, p: &Program, tid: u32) {
         let i = tid as usize;
         let (mut pc, mut tl) = (at(&self.threads, i).pc, at(&self.threads, i).tl);
@@ -413,6 +422,30 @@ impl<'p> Engine<'p> {
                     }
                     tl = at_mut(&mut self.caps, cap as usize).visit(tl, ops, bytes, base, burst, &mut self.rng);
                     pc = next;
+                }
+                Op::Fixed { cap, service, ahead, next } => {
+                    if !ahead && tl > self.now {
+                        break;
+                    }
+                    tl = at_mut(&mut self.caps, cap as usize).visit_fixed(tl, service);
+                    pc = next;
+                }
+                Op::Stripe { first, n, next } => {
+                    let k = self.rng.below(n as u64) as u32;
+                    let m = *at(&p.members, (first + k) as usize);
+                    if !m.ahead && tl > self.now {
+                        pc = m.pc; // to visit the member when the clock gets there
+                        break;
+                    }
+                    tl = at_mut(&mut self.caps, m.cap as usize).visit_fixed(tl, m.service);
+                    pc = next;
+                }
+                Op::Lognormal { mean, stream, wait, next } => {
+                    tl += nearest(mean * at_mut(&mut self.lognormals, stream as usize).draw(&mut self.rng));
+                    pc = next;
+                    if wait && tl > self.now {
+                        break;
+                    }
                 }
                 Op::Delay { mean, kind, next } => {
                     tl += self.delay(mean, kind);
@@ -476,27 +509,43 @@ impl<'p> Engine<'p> {
                 }
                 Op::End => {
                     let th = *at(&self.threads, i);
+                    debug_assert_eq!(th.kind, BRANCH);
+                    self.free.push(tid);
+                    let par = &mut self.threads[th.parent as usize];
+                    par.tl = par.tl.max(tl);
+                    par.remaining -= 1;
+                    if par.remaining == 0 {
+                        self.stack.push(th.parent);
+                    }
+                    return;
+                }
+                Op::Done => {
+                    if tl > self.now {
+                        break;
+                    }
+                    let th = *at(&self.threads, i);
+                    let class = at(&p.classes, th.class as usize);
+                    if class.plain {
+                        // The common case (see `ClassDef::plain`): the IO completes and its
+                        // thread is its job's next IO, walked on at once.
+                        debug_assert_eq!(th.kind, ROOT);
+                        self.record(class, th);
+                        let next = self.next_io(p, class.job as usize);
+                        let t = at_mut(&mut self.threads, i);
+                        t.class = next.class;
+                        t.lookup = next.lookup;
+                        t.start = next.start;
+                        pc = next.pc;
+                        tl = self.now;
+                        continue;
+                    }
                     match th.kind {
-                        BRANCH => {
-                            self.free.push(tid);
-                            let par = &mut self.threads[th.parent as usize];
-                            par.tl = par.tl.max(tl);
-                            par.remaining -= 1;
-                            if par.remaining == 0 {
-                                self.stack.push(th.parent);
-                            }
-                        }
                         BACKGROUND => {
-                            if tl > self.now {
-                                break;
-                            }
                             self.free.push(tid);
                             self.flushed(p, th.class);
                         }
                         _ => {
-                            if tl > self.now {
-                                break;
-                            }
+                            debug_assert_eq!(th.kind, ROOT);
                             if let Some(d) = at(&p.classes, th.class as usize).dirty {
                                 let dirty = &mut self.dirty[d as usize];
                                 if dirty.pending >= DIRTY_LIMIT {
@@ -509,9 +558,9 @@ impl<'p> Engine<'p> {
                                     return;
                                 }
                             }
-                            if self.complete(p, tid, th) {
+                            if let Some(next) = self.complete(p, tid, th) {
                                 // The thread is the job's next IO now: walk it on.
-                                pc = at(&self.threads, i).pc;
+                                pc = next;
                                 tl = self.now;
                                 continue;
                             }
@@ -536,33 +585,45 @@ impl<'p> Engine<'p> {
         dirty.pending -= 1;
         if let Some(w) = dirty.parked.pop_front() {
             let th = self.threads[w as usize];
-            if self.complete(p, w, th) {
-                self.stack.push(w); // the job's next IO, starting now
+            if let Some(pc) = self.complete(p, w, th) {
+                // The job's next IO, starting now.
+                let t = at_mut(&mut self.threads, w as usize);
+                t.pc = pc;
+                t.tl = self.now;
+                self.stack.push(w);
             }
         }
     }
 
-    /// IO `tid` completes now. True when its thread has become its job's next IO (to walk
-    /// on at once); otherwise the thread is freed.
+    /// Measures IO `th`, of class `class`, completing now (after the ramp).
     #[inline(always)]
-    fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> bool {
+    fn record(&mut self, class: &ClassDef, th: Thread) {
+        if self.now < self.limits.ramp {
+            return;
+        }
+        at_mut(&mut self.hist, th.class as usize).record(self.now - th.start);
+        self.counted += 1;
+        self.series.ios += 1;
+        self.series.bytes += class.bytes;
+        if let (Some((c, _)), true) = (class.lookup, th.lookup > 0) {
+            // Lookups are counted as IOs are, when they complete.
+            let hit = th.lookup == 2;
+            let cache = &mut self.caches[c as usize];
+            cache.lookups += 1;
+            cache.interval_lookups += 1;
+            cache.hits += hit as u64;
+            cache.interval_hits += hit as u64;
+        }
+    }
+
+    /// IO `tid` (whose state was `th`) completes now. When its thread becomes its job's
+    /// next IO, returns the instruction it starts at (the caller stores it, and the IO's
+    /// time, now, in the thread when it stops); otherwise the thread is freed.
+    #[inline(always)]
+    fn complete(&mut self, p: &Program, tid: u32, th: Thread) -> Option<u32> {
         let class = at(&p.classes, th.class as usize);
         let j = class.job as usize;
-        if self.now >= self.limits.ramp {
-            at_mut(&mut self.hist, th.class as usize).record(self.now - th.start);
-            self.counted += 1;
-            self.series.ios += 1;
-            self.series.bytes += class.bytes;
-            if let (Some((c, _)), true) = (class.lookup, th.lookup > 0) {
-                // Lookups are counted as IOs are, when they complete.
-                let hit = th.lookup == 2;
-                let cache = &mut self.caches[c as usize];
-                cache.lookups += 1;
-                cache.interval_lookups += 1;
-                cache.hits += hit as u64;
-                cache.interval_hits += hit as u64;
-            }
-        }
+        self.record(class, th);
         if let Some(pc) = class.background {
             if let Some(d) = class.dirty {
                 self.dirty[d as usize].pending += 1;
@@ -588,14 +649,32 @@ impl<'p> Engine<'p> {
             false
         };
         if again {
-            let next = self.next_io(p, j); // one IO in for one out: busy stays
-            *at_mut(&mut self.threads, tid as usize) = next;
+            // One IO in for one out: busy stays. (The thread stays a root IO: its parent,
+            // branch count and kind do not change.)
+            let next = self.next_io(p, j);
+            let t = at_mut(&mut self.threads, tid as usize);
+            t.class = next.class;
+            t.lookup = next.lookup;
+            t.start = next.start;
+            Some(next.pc)
         } else {
             self.jobs[j].busy -= 1;
             self.free.push(tid);
+            None
         }
-        again
     }
+}
+
+/// [`nearest`] of a time known to be >= 0 (a departure: a start plus a service time).
+#[inline]
+pub fn nearest_above_zero(x: f64) -> u64 {
+    const TOP: f64 = 9.2e18; // below 2^63
+    debug_assert!(x >= 0.0);
+    let x = x + 0.5;
+    let x = if x < TOP { x } else { TOP };
+    // SAFETY: 0.5 <= x < 2^63 (or x = TOP for NaN, which `x < TOP` sends there), so the
+    // truncation fits an i64.
+    unsafe { x.to_int_unchecked::<i64>() as u64 }
 }
 
 /// The nearest whole number of a non-negative time (faster than `f64::round`), kept

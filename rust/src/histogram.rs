@@ -13,7 +13,7 @@ const BUCKETS: usize = (EXACT + (64 - SUB_BITS as u64 - 1) * SUB) as usize;
 /// A fixed-size latency histogram in nanoseconds, with exact count, sum, min and max.
 #[derive(Clone, Debug)]
 pub struct Histogram {
-    counts: Vec<u64>,
+    counts: Box<[u64; BUCKETS]>,
     count: u64,
     sum: u128,
     min: u64,
@@ -49,7 +49,7 @@ fn bounds(i: usize) -> (u64, u64) {
 
 impl Histogram {
     pub fn new() -> Self {
-        Histogram { counts: vec![0; BUCKETS], count: 0, sum: 0, min: u64::MAX, max: 0 }
+        Histogram { counts: Box::new([0; BUCKETS]), count: 0, sum: 0, min: u64::MAX, max: 0 }
     }
 
     #[inline]
@@ -63,7 +63,7 @@ impl Histogram {
 
     /// Adds every value recorded in `other`.
     pub fn merge(&mut self, other: &Histogram) {
-        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
             *a += b;
         }
         self.count += other.count;

@@ -31,7 +31,7 @@ pub use report::Report;
 
 /// `s[i]` without a bounds check, for the event loop's hot paths. Every index used with
 /// it comes from the compiled program, whose references are all checked when it is built
-/// (instruction numbers, caps, forks and their branches, classes, jobs), from `alloc`
+/// (instruction numbers, caps, forks and their branches, stripes' members, classes, jobs), from `alloc`
 /// (thread numbers) or from the event queue's masks (bucket numbers below its ring size);
 /// debug builds check them all the same.
 #[inline(always)]

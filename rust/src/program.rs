@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::input::*;
-pub use crate::route::{DelayKind, ForkDef, Op};
+pub use crate::route::{DelayKind, ForkDef, Member, Op};
 use crate::route::RouteBuilder;
 
 /// Bad input: `field` is the path in the request (`network.classes[1].bytes`, `options.ios`).
@@ -109,6 +109,9 @@ pub struct ClassDef {
     /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit
     /// class. (A lookup whose other outcome has no class of its own takes this one.)
     pub lookup: Option<(u32, bool)>,
+    /// An IO of a closed job without cache lookup and background work: when it completes,
+    /// its thread becomes its job's next IO at once (the common case, taken first).
+    pub plain: bool,
 }
 
 /// One draw of a job's next IO: a class, or a cache lookup that resolves to `hit` or `miss`.
@@ -121,6 +124,9 @@ pub struct Choice {
     pub below: u64,
     pub hit: u32,
     pub miss: u32,
+    /// The first instructions of the hit and miss classes' routes.
+    pub hit_route: u32,
+    pub miss_route: u32,
     /// The cache (index) and this job's offset in its block space.
     pub cache: Option<(u32, u64)>,
     /// Whether the choice looks the block up (hit/miss classes) or only makes it resident.
@@ -143,6 +149,9 @@ pub struct JobDef {
     pub blocks: u64,
     pub block_bytes: u64,
     pub choices: Vec<Choice>,
+    /// The route all the job's classes share, if they do (then an IO's first
+    /// instructions are known before its class is drawn).
+    pub route: Option<u32>,
 }
 
 /// The compiled network.
@@ -150,6 +159,8 @@ pub struct JobDef {
 pub struct Program {
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
+    /// The branches of the `Stripe` instructions.
+    pub members: Vec<Member>,
     pub turns: usize,
     pub resources: Vec<ResourceDef>,
     pub caps: Vec<CapDef>,
@@ -272,6 +283,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             blocks: fine.div_ceil(coarse),
             block_bytes: j.block * coarse,
             choices: Vec::new(),
+            route: None,
         });
     }
 
@@ -335,6 +347,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
                 (Some(ci), Some(o)) if c.direction == Direction::Read => Some((ci, o == Outcome::Hit)),
                 _ => None,
             },
+            plain: false,
         });
         let list = &mut draws[c.job];
         match (cache, c.outcome) {
@@ -363,7 +376,10 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         }
     }
     crate::route::fuse(&mut routes.ops, &routes.forks, |c| caps[c as usize].bursts);
+    let fixed = |c: u32| !caps[c as usize].bursts && !caps[c as usize].exponential;
+    let members = crate::route::specialize(&mut routes.ops, &routes.forks, fixed);
     let mut p = Program {
+        members,
         turns: routes.turns(),
         sigmas: routes.sigmas,
         ops: routes.ops,
@@ -421,12 +437,21 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             });
             let cum = if idx + 1 == n { 1.0 } else { cum };
             let below = (cum * (1u64 << 53) as f64).floor() as u64;
-            choices.push(Choice { cum, below, hit, miss, cache, lookup });
+            let (hit_route, miss_route) = (p.classes[hit as usize].route, p.classes[miss as usize].route);
+            choices.push(Choice { cum, below, hit, miss, hit_route, miss_route, cache, lookup });
+        }
+        let first = choices[0].hit_route;
+        if choices.iter().all(|c| c.hit_route == first && c.miss_route == first) {
+            p.jobs[j].route = Some(first);
         }
         p.jobs[j].choices = choices;
     }
     if p.jobs.is_empty() {
         return Err(SimError::new("network.jobs", "the network has no job"));
+    }
+    for c in &mut p.classes {
+        let closed = p.jobs[c.job as usize].rate.is_none();
+        c.plain = closed && c.lookup.is_none() && c.background.is_none() && c.dirty.is_none();
     }
     Ok(p)
 }

@@ -1,27 +1,31 @@
 //! The event queue: a calendar queue (R. Brown, 1988) over a 4-ary heap.
 //!
 //! A discrete-event simulation never schedules before the event it is processing, so
-//! events can wait in buckets of `2^shift` ns on a ring: pushing is linking the event into
-//! its bucket's list, popping sorts the next non-empty bucket (a few events) and takes them
-//! in order; a bitmap of the non-empty buckets finds the next one without stepping through
-//! empty ones. Events beyond the ring's horizon wait in a 4-ary heap until the ring comes
-//! round to them. Every `ADAPT_EVERY` events the bucket width is set to about two events per
-//! bucket and the ring to about twice as many buckets as pending events (rebuilt when
-//! either is off by 4×), so the cost per event stays constant whatever the network's time
-//! scale and population. The lists live in one array of nodes (16 bytes per pending event)
-//! and the ring is one array of list heads: a few kilobytes for a few hundred pending
-//! events, in the processor's first-level cache. Events with equal times leave in an order
-//! fixed by the sequence of operations: runs stay deterministic.
+//! events can wait in buckets of `2^shift` ns on a ring: pushing is linking the event at
+//! the head of its bucket's list, popping is unlinking the earliest event of the first
+//! non-empty bucket (equal times in the order they were scheduled), which a bitmap of the
+//! non-empty buckets finds without stepping through empty ones. Events
+//! beyond the ring's horizon wait in a 4-ary heap until the ring comes round to them.
+//! Every `ADAPT_EVERY` events the bucket width is set to an eighth to a quarter of an event
+//! per bucket and the ring to about 32 buckets per pending event (rebuilt when either is
+//! off by 4×), so the cost per event stays constant whatever the network's time scale and
+//! population, and a bucket that holds events almost always holds one. The lists live in
+//! one array of nodes (16 bytes per pending event) and the ring is one array of list
+//! heads: a few kilobytes for a few hundred pending events, in the processor's first-level
+//! cache. Events with equal times leave in an order fixed by the sequence of operations:
+//! runs stay deterministic.
 
 use crate::{at, at_mut};
 
-/// Fewest and most buckets in the ring (the most: 16 MB of list heads; past 262,144
+/// Fewest and most buckets in the ring (the most: 16 MB of list heads; past 131,072
 /// pending events the ring reaches fewer of them and more wait in the heap).
 const MIN_RING: usize = 256;
 const MAX_RING: usize = 1 << 22;
 /// Events taken between two looks at the bucket width and the ring size.
 const ADAPT_EVERY: u64 = 8192;
 const NIL: u32 = u32::MAX;
+/// The far heap's earliest bucket when it is empty.
+const NONE: u64 = u64::MAX;
 
 #[derive(Debug, Clone, Copy)]
 struct Node {
@@ -35,11 +39,9 @@ pub struct EventQueue {
     shift: u32,
     /// Ring size − 1 (the ring size is a power of two).
     mask: u64,
-    /// Bucket number (`time >> shift`) of the bucket being taken.
+    /// Bucket number (`time >> shift`) of the last event taken: the buckets of the events
+    /// in the ring are all in `base..=base + mask`, one per ring slot.
     base: u64,
-    /// The current bucket's events in time order; `cur[head..]` are still to come.
-    cur: Vec<(u64, u32)>,
-    head: usize,
     /// First node of each bucket's list (NIL: empty).
     heads: Vec<u32>,
     /// One bit per bucket: whether it holds events.
@@ -49,6 +51,13 @@ pub struct EventQueue {
     free: u32,
     in_ring: usize,
     far: Heap4,
+    /// The bucket of the far heap's earliest event (NONE: the heap is empty).
+    far_bucket: u64,
+    /// The earliest event, already out of the ring (time NONE: no event at all). Popping
+    /// hands it out and takes the next one out of the ring at once: the processor does
+    /// that while the caller works on the event handed out, and the next pop finds its
+    /// event ready.
+    first: (u64, u32),
     /// Events taken since the width was last looked at, and the time then.
     taken: u64,
     since: u64,
@@ -68,14 +77,14 @@ impl EventQueue {
             shift: 10,
             mask: MIN_RING as u64 - 1,
             base: 0,
-            cur: Vec::new(),
-            head: 0,
             heads: vec![NIL; MIN_RING],
             occupied: vec![0; MIN_RING / 64],
             nodes: Vec::new(),
             free: NIL,
             in_ring: 0,
             far: Heap4::new(),
+            far_bucket: NONE,
+            first: (NONE, 0),
             taken: 0,
             since: 0,
             #[cfg(debug_assertions)]
@@ -84,7 +93,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.cur.len() - self.head + self.in_ring + self.far.len()
+        self.in_ring + self.far.len() + (self.first.0 != NONE) as usize
     }
 
     pub fn is_empty(&self) -> bool {
@@ -96,21 +105,34 @@ impl EventQueue {
     pub fn push(&mut self, time: u64, what: u32) {
         #[cfg(debug_assertions)]
         debug_assert!(time >= self.last, "events must not be scheduled in the past");
-        let b = time >> self.shift;
-        let d = b - self.base;
-        if d.wrapping_sub(1) < self.mask {
-            // 1 <= d < ring size: a later bucket of the ring (the common case).
-            self.link((b & self.mask) as usize, time, what);
+        if time < self.first.0 {
+            // Before the event held out (or none is): it takes its place.
+            let (t, w) = std::mem::replace(&mut self.first, (time, what));
+            if t != NONE {
+                self.insert(t, w);
+            }
         } else {
-            self.push_other(time, what, d);
+            self.insert(time, what);
         }
     }
 
-    /// Links an event into the list of ring bucket `slot`.
+    /// Puts an event (not before the one held out) into the ring or the far heap.
+    #[inline(always)]
+    fn insert(&mut self, time: u64, what: u32) {
+        let b = time >> self.shift;
+        if b - self.base <= self.mask {
+            self.link((b & self.mask) as usize, time, what);
+        } else {
+            self.push_far(time, what);
+        }
+    }
+
+    /// Links an event into the list of ring bucket `slot` (at its head: a list holds its
+    /// events latest scheduled first).
     #[inline(always)]
     fn link(&mut self, slot: usize, time: u64, what: u32) {
         // (`slot` is a bucket number masked to the ring: below `heads.len()`, and
-        // `slot >> 6` below `occupied.len()`; free nodes are nodes.)
+        // `slot >> 6` below `occupied.len()`; list and free nodes are nodes.)
         let next = *at(&self.heads, slot);
         let node = Node { time, what, next };
         let n = if self.free != NIL {
@@ -128,31 +150,22 @@ impl EventQueue {
         self.in_ring += 1;
     }
 
-    /// Into the current bucket (d = 0) or beyond the ring's horizon.
+    /// Beyond the ring's horizon.
     #[inline(never)]
-    fn push_other(&mut self, time: u64, what: u32, d: u64) {
-        if d == 0 {
-            // Into the sorted current bucket, from its latest end (after equal times).
-            let mut j = self.cur.len();
-            while j > self.head && self.cur[j - 1].0 > time {
-                j -= 1;
-            }
-            self.cur.insert(j, (time, what));
-        } else {
-            self.far.push(time, what);
-        }
+    fn push_far(&mut self, time: u64, what: u32) {
+        debug_assert!(time >> self.shift >= self.base);
+        self.far.push(time, what);
+        self.far_bucket = self.far_bucket.min(time >> self.shift);
     }
 
     /// Removes an earliest event.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, u32)> {
-        let e = if self.head < self.cur.len() {
-            let e = self.cur[self.head];
-            self.head += 1;
-            e
-        } else {
-            self.next_bucket()?
-        };
+        let e = self.first;
+        if e.0 == NONE {
+            return None;
+        }
+        self.first = self.take_first();
         #[cfg(debug_assertions)]
         {
             self.last = e.0;
@@ -160,179 +173,166 @@ impl EventQueue {
         Some(e)
     }
 
-    /// How many buckets after `base` the next non-empty one is (1 to ring size − 1); None
-    /// when the ring is empty.
-    #[inline]
-    fn next_occupied(&self) -> Option<u64> {
-        if self.in_ring == 0 {
-            return None;
+    /// Takes the earliest event out of the ring and the far heap (time NONE: none left).
+    #[inline(always)]
+    fn take_first(&mut self) -> (u64, u32) {
+        loop {
+            // The first non-empty bucket of the ring, and whether a far event may come
+            // before the end of it.
+            let b = if self.in_ring > 0 { self.next_occupied() } else { NONE };
+            if b < self.far_bucket {
+                return self.take(b);
+            }
+            if self.far_bucket == NONE {
+                return (NONE, 0);
+            }
+            self.bring_far(b);
         }
-        let words = self.occupied.len();
-        let from = (self.base + 1) & self.mask;
+    }
+
+    /// The bucket number of the first non-empty bucket of the ring (which is not empty).
+    #[inline(always)]
+    fn next_occupied(&self) -> u64 {
+        let from = self.base & self.mask;
         let (w0, bit) = ((from >> 6) as usize, from & 63);
         let first = *at(&self.occupied, w0) & (!0u64 << bit);
-        let at = if first != 0 {
+        let slot = if first != 0 {
             ((w0 as u64) << 6) + first.trailing_zeros() as u64
         } else {
-            let mut w = w0;
-            loop {
-                w = if w + 1 == words { 0 } else { w + 1 };
-                let word = self.occupied[w];
-                if word != 0 {
-                    break ((w as u64) << 6) + word.trailing_zeros() as u64;
-                }
-            }
+            self.scan(w0)
         };
-        Some((at.wrapping_sub(self.base) & self.mask).max(1))
+        self.base + (slot.wrapping_sub(from) & self.mask)
     }
 
-    /// Moves on to the next non-empty bucket and takes its earliest event (the others, if
-    /// any, wait in `cur`); None when there is no event at all.
-    #[inline(always)]
-    fn next_bucket(&mut self) -> Option<(u64, u32)> {
-        self.cur.clear();
-        self.head = 0;
+    /// The first non-empty slot after word `w0` of the bitmap, round the ring.
+    #[inline(never)]
+    fn scan(&self, w0: usize) -> u64 {
+        let words = self.occupied.len();
+        let mut w = w0;
         loop {
-            let far = self.far.peek().map(|(t, _)| t >> self.shift);
-            let base = match (self.next_occupied(), far) {
-                (None, None) => return None,
-                (Some(d), None) => self.base + d,
-                (Some(d), Some(f)) => (self.base + d).min(f),
-                (None, Some(f)) => f,
-            };
-            self.base = base;
-            let slot = (base & self.mask) as usize;
-            let n = *at(&self.heads, slot);
-            if n != NIL {
-                *at_mut(&mut self.heads, slot) = NIL;
-                *at_mut(&mut self.occupied, slot >> 6) &= !(1 << (slot & 63));
-                let node = *at(&self.nodes, n as usize);
-                if node.next == NIL && far.is_none_or(|f| f - base > self.mask) {
-                    // One event, and no far one to bring in: the common case.
-                    at_mut(&mut self.nodes, n as usize).next = self.free;
-                    self.free = n;
-                    self.in_ring -= 1;
-                    self.count_taken(1, node.time);
-                    return Some((node.time, node.what));
-                }
-                // The bucket's events become the current ones; their nodes are freed.
-                let mut n = n;
-                while n != NIL {
-                    let node = &mut self.nodes[n as usize];
-                    self.cur.push((node.time, node.what));
-                    let next = node.next;
-                    node.next = self.free;
-                    self.free = n;
-                    n = next;
-                }
-                self.in_ring -= self.cur.len();
+            w = if w + 1 == words { 0 } else { w + 1 };
+            let word = self.occupied[w];
+            if word != 0 {
+                return ((w as u64) << 6) + word.trailing_zeros() as u64;
             }
-            // Far events that the ring now reaches come into it.
-            while let Some((t, w)) = self.far.peek() {
-                let b = t >> self.shift;
-                if b - base > self.mask {
-                    break;
-                }
-                self.far.pop();
-                if b == base {
-                    self.cur.push((t, w));
-                } else {
-                    self.link((b & self.mask) as usize, t, w);
-                }
+        }
+    }
+
+    /// Takes the earliest event of ring bucket `b` (which holds events).
+    #[inline(always)]
+    fn take(&mut self, b: u64) -> (u64, u32) {
+        self.base = b;
+        let slot = (b & self.mask) as usize;
+        let n = *at(&self.heads, slot);
+        // (Field by field: a copy of the whole node would go through the stack.)
+        let cell = at(&self.nodes, n as usize);
+        let (time, what) = if cell.next == NIL {
+            // The bucket's only event: the common case.
+            let e = (cell.time, cell.what);
+            *at_mut(&mut self.heads, slot) = NIL;
+            *at_mut(&mut self.occupied, slot >> 6) &= !(1 << (slot & 63));
+            at_mut(&mut self.nodes, n as usize).next = self.free;
+            self.free = n;
+            e
+        } else {
+            self.take_earliest(slot)
+        };
+        self.in_ring -= 1;
+        self.taken += 1;
+        if self.taken >= ADAPT_EVERY {
+            self.adapt(time);
+        }
+        (time, what)
+    }
+
+    /// Unlinks and frees the earliest event of the list of ring slot `slot`, which holds
+    /// several; of equal times, the first scheduled (the last in the list).
+    #[inline(never)]
+    fn take_earliest(&mut self, slot: usize) -> (u64, u32) {
+        let (mut prev, mut n) = (NIL, self.heads[slot]);
+        let (mut best_prev, mut best) = (prev, n);
+        while n != NIL {
+            if self.nodes[n as usize].time <= self.nodes[best as usize].time {
+                (best_prev, best) = (prev, n);
             }
-            if !self.cur.is_empty() {
+            (prev, n) = (n, self.nodes[n as usize].next);
+        }
+        let node = self.nodes[best as usize];
+        if best_prev == NIL {
+            self.heads[slot] = node.next;
+        } else {
+            self.nodes[best_prev as usize].next = node.next;
+        }
+        self.nodes[best as usize].next = self.free;
+        self.free = best;
+        (node.time, node.what)
+    }
+
+    /// Moves the ring on to the far heap's earliest bucket when it comes before bucket `b`
+    /// (the ring's first, or NONE), and brings into the ring the far events it then
+    /// reaches.
+    #[cold]
+    fn bring_far(&mut self, b: u64) {
+        self.base = self.far_bucket.min(b);
+        while let Some((t, w)) = self.far.peek() {
+            let fb = t >> self.shift;
+            if fb - self.base > self.mask {
                 break;
             }
+            self.far.pop();
+            self.link((fb & self.mask) as usize, t, w);
         }
-        self.sort_current();
-        let first = self.cur[0];
-        self.count_taken(self.cur.len() as u64, first.0);
-        // (Re-bucketing may have moved the events: take the first of `cur` again.)
-        let e = self.cur[self.head];
-        self.head += 1;
-        Some(e)
-    }
-
-    /// Sorts the current bucket's events by time, stably.
-    fn sort_current(&mut self) {
-        let n = self.cur.len();
-        if n > 1 {
-            // A list holds its events latest-linked first: back to the order they were
-            // scheduled in, then sorted stably (equal times keep that order).
-            self.cur.reverse();
-            if n <= 8 {
-                for i in 1..n {
-                    let e = self.cur[i];
-                    let mut j = i;
-                    while j > 0 && self.cur[j - 1].0 > e.0 {
-                        self.cur[j] = self.cur[j - 1];
-                        j -= 1;
-                    }
-                    self.cur[j] = e;
-                }
-            } else {
-                self.cur.sort_by_key(|e| e.0);
-            }
-        }
-    }
-
-    /// Counts `n` events taken at `now`; re-buckets every `ADAPT_EVERY` of them.
-    #[inline(always)]
-    fn count_taken(&mut self, n: u64, now: u64) {
-        self.taken += n;
-        if self.taken >= ADAPT_EVERY {
-            self.adapt(now);
-        }
+        self.far_bucket = self.far.peek().map_or(NONE, |(t, _)| t >> self.shift);
     }
 
     /// Re-buckets when the mean time between events or the number of pending events has
-    /// drifted away from the bucket width or the ring size.
+    /// drifted away from the bucket width or the ring size. `now` is the time of the event
+    /// being taken (already out of the ring; no other is earlier); the count starts again
+    /// from it.
     #[cold]
     fn adapt(&mut self, now: u64) {
         let gap = (now - self.since) / self.taken;
         self.since = now;
         self.taken = 0;
-        // A quarter to half an event per bucket: most buckets that hold events hold one
-        // (the branches on a bucket's size are then predictable), and the bitmap skips the
-        // empty ones. A ring of sixteen buckets per pending event reaches past most of them.
-        let want = 64 - (gap / 2).max(1).leading_zeros() - 1;
-        let ring = (16 * self.len()).next_power_of_two().clamp(MIN_RING, MAX_RING);
+        // An eighth to a quarter of an event per bucket: most buckets that hold events hold
+        // one (the branch on a bucket's size is then predictable; half an event per bucket
+        // was 4 % slower on the worked example), and the bitmap skips the empty ones. A ring
+        // of thirty-two buckets per pending event reaches past most of them.
+        let want = 64 - (gap / 4).max(1).leading_zeros() - 1;
+        let ring = (32 * self.len()).next_power_of_two().clamp(MIN_RING, MAX_RING);
         let size = self.heads.len();
         if want.abs_diff(self.shift) < 2 && ring.max(size) / ring.min(size) < 4 {
             return;
         }
-        let mut all: Vec<(u64, u32)> = self.cur.drain(self.head..).collect();
-        self.cur.clear();
-        self.head = 0;
+        // Every event, each bucket's in the order they were scheduled, then sorted by time
+        // (stably).
+        let mut all: Vec<(u64, u32)> = Vec::with_capacity(self.len());
         for slot in 0..self.heads.len() {
+            let from = all.len();
             let mut n = self.heads[slot];
             while n != NIL {
                 let node = self.nodes[n as usize];
                 all.push((node.time, node.what));
                 n = node.next;
             }
+            all[from..].reverse();
         }
         while let Some(e) = self.far.pop() {
             all.push(e);
         }
+        all.sort_by_key(|e| e.0);
         self.heads = vec![NIL; ring];
         self.occupied = vec![0; ring / 64];
         self.mask = ring as u64 - 1;
         self.nodes.clear();
         self.free = NIL;
         self.in_ring = 0;
+        self.far_bucket = NONE;
         self.shift = want;
-        // The earliest event left (none is before `now`) sets the base: every later push
-        // is at or after it.
+        // No event left is before `now`: every later push is at or after its bucket.
         self.base = now >> want;
-        all.sort_by_key(|e| e.0);
         for (t, w) in all {
-            let d = (t >> self.shift) - self.base;
-            if d == 0 {
-                self.cur.push((t, w));
-            } else {
-                self.push(t, w);
-            }
+            self.insert(t, w);
         }
     }
 }

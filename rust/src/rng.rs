@@ -104,29 +104,35 @@ impl Lognormals {
 
     #[inline(always)]
     pub fn draw(&mut self, rng: &mut Rng) -> f64 {
-        if self.next == BLOCK {
+        let k = if self.next < BLOCK {
+            self.next
+        } else {
             self.fill(rng);
-        }
-        let v = self.values[self.next];
-        self.next += 1;
-        v
+            0
+        };
+        self.next = k + 1;
+        self.values[k] // (k < BLOCK: no bounds check)
     }
 
+    /// Makes the next block of factors (the caller hands out the first).
     #[inline(never)]
     fn fill(&mut self, rng: &mut Rng) {
         let (sigma, shift) = (self.sigma, 0.5 * self.sigma * self.sigma);
+        // A copy that the compiler keeps in registers through the loop (the caller's
+        // generator is in memory: every draw would load and store its state).
+        let mut g = *rng;
         for v in self.values.iter_mut() {
-            *v = rng.normal();
+            *v = g.normal();
         }
+        *rng = g;
         for v in self.values.iter_mut() {
             *v = exp(sigma * *v - shift);
         }
-        self.next = 0;
     }
 }
 
 /// xoshiro256++ (Blackman and Vigna): fast, 256 bits of state, period 2^256 − 1.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 pub struct Rng {
     s: [u64; 4],
     zig: &'static Ziggurat,
@@ -193,22 +199,45 @@ impl Rng {
     #[inline]
     pub fn normal(&mut self) -> f64 {
         let z = self.zig;
+        let bits = self.next_u64();
+        let (i, u) = Self::layer(bits);
+        if u.abs() < z.ratio[i] {
+            return u * z.x[i];
+        }
+        // The rare rest by value, so that a caller's copy of the generator stays in
+        // registers (a reference to it would make the compiler keep it in memory).
+        let (v, g) = Self::normal_rest(*self, i, u);
+        *self = g;
+        v
+    }
+
+    /// The layer (7 bits) and the uniform in (−1, 1) (53 other bits) of a ziggurat draw.
+    #[inline(always)]
+    fn layer(bits: u64) -> (usize, f64) {
+        // (bits >> 11) × 2^-52 − 1 is 2 × ((bits >> 11) × 2^-53) − 1 exactly: one step fewer.
+        ((bits & 0x7f) as usize, (bits >> 11) as f64 * (1.0 / (1u64 << 52) as f64) - 1.0)
+    }
+
+    /// The ziggurat past its first compare: the draw `(i, u)` fell in the base layer's
+    /// tail or in a layer's wedge; goes on drawing as [`Rng::normal`] would.
+    #[cold]
+    #[inline(never)]
+    fn normal_rest(mut g: Rng, mut i: usize, mut u: f64) -> (f64, Rng) {
+        let z = g.zig;
         loop {
-            let bits = self.next_u64();
-            let i = (bits & 0x7f) as usize;
-            let u = 2.0 * ((bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)) - 1.0;
             if u.abs() < z.ratio[i] {
-                return u * z.x[i];
+                return (u * z.x[i], g);
             }
             if i == 0 {
-                return self.normal_tail(u < 0.0);
+                return (g.normal_tail(u < 0.0), g);
             }
             let x = u * z.x[i];
             let f0 = (-0.5 * (z.x[i] * z.x[i] - x * x)).exp();
             let f1 = (-0.5 * (z.x[i + 1] * z.x[i + 1] - x * x)).exp();
-            if f1 + self.open01() * (f0 - f1) < 1.0 {
-                return x;
+            if f1 + g.open01() * (f0 - f1) < 1.0 {
+                return (x, g);
             }
+            (i, u) = Self::layer(g.next_u64());
         }
     }
 

@@ -37,8 +37,54 @@ pub enum Op {
     Release { slot: u32 },
     /// Go on at `pc` (the end of the branch a one-branch fork sent the IO down).
     Goto { pc: u32 },
-    /// End of a route, of a background route, or of a fork branch.
+    /// End of a fork's branch (its thread joins the fork's other branches).
     End,
+    /// End of a route or of a background route: the IO completes (or its background
+    /// work is done) when the clock gets there.
+    Done,
+    // The instructions below replace the general ones above where a route allows it
+    // (see [`specialize`]): the same steps, without the checks the general ones make.
+    /// A `Cap` visit of a cap at a fixed rate (no burst, deterministic service):
+    /// `service` ns.
+    Fixed { cap: u32, service: f64, ahead: bool, next: u32 },
+    /// A `Fork` that sends the IO down one branch picked at random, every branch one
+    /// `Fixed` visit going on at `next`: members `first..first + n` of `Program::members`.
+    Stripe { first: u32, n: u32, next: u32 },
+    /// A `Delay` of kind `Lognormal` (factors from stream `stream`). `wait`: the next
+    /// instruction waits for the clock (see [`Op::waits`]), so the IO stops here when the
+    /// delay takes it past the clock.
+    Lognormal { mean: f64, stream: u32, wait: bool, next: u32 },
+}
+
+impl Op {
+    /// The cap a visit instruction visits and whether it is taken ahead of the clock.
+    pub fn visit(&self) -> Option<(u32, bool)> {
+        match *self {
+            Op::Cap { cap, ahead, .. } | Op::Fixed { cap, ahead, .. } => Some((cap, ahead)),
+            _ => None,
+        }
+    }
+}
+
+impl Op {
+    /// Whether the instruction waits for the clock to reach the IO's time before it is
+    /// taken (the events of an IO's walk are these instructions).
+    pub fn waits(&self) -> bool {
+        match *self {
+            Op::Cap { ahead, .. } | Op::Fixed { ahead, .. } => !ahead,
+            Op::Acquire { .. } | Op::Release { .. } | Op::Done => true,
+            _ => false,
+        }
+    }
+}
+
+/// One branch of a [`Op::Stripe`]: its `Fixed` visit, at instruction `pc`.
+#[derive(Debug, Clone, Copy)]
+pub struct Member {
+    pub cap: u32,
+    pub ahead: bool,
+    pub pc: u32,
+    pub service: f64,
 }
 
 #[derive(Debug, Clone)]
@@ -71,6 +117,8 @@ pub struct RouteBuilder<'a> {
     pub res_index: BTreeMap<&'a str, u32>,
     pub slot_index: BTreeMap<&'a str, u32>,
     turn_index: BTreeMap<String, u32>,
+    /// The first instruction of each route built, by its steps (see `route`).
+    routes: BTreeMap<String, u32>,
     pub ops: Vec<Op>,
     pub forks: Vec<ForkDef>,
     pub loads: Vec<LoadDef>,
@@ -91,6 +139,7 @@ impl<'a> RouteBuilder<'a> {
             res_index,
             slot_index,
             turn_index: BTreeMap::new(),
+            routes: BTreeMap::new(),
             ops: Vec::new(),
             forks: Vec::new(),
             loads: Vec::new(),
@@ -104,10 +153,17 @@ impl<'a> RouteBuilder<'a> {
     }
 
     /// Appends a route (or a background route) ending in `End`; returns its first instruction.
+    /// Routes with the same steps share their instructions (the reads' and the writes'
+    /// often do): an IO's first instructions then do not depend on its class.
     pub fn route(&mut self, steps: &[StepIn], field: &str) -> Result<u32, SimError> {
+        let key = format!("{steps:?}");
+        if let Some(&at) = self.routes.get(&key) {
+            return Ok(at);
+        }
         let at = self.ops.len() as u32;
         self.steps(steps, field)?;
-        self.ops.push(Op::End);
+        self.ops.push(Op::Done);
+        self.routes.insert(key, at);
         Ok(at)
     }
 
@@ -324,6 +380,43 @@ pub fn fuse(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
     chain(ops, forks, bursts);
 }
 
+/// Replaces general instructions by the special ones (see [`Op`]) where the route allows:
+/// visits of fixed-rate caps (`fixed` tells which caps are), lognormal delays, and random
+/// stripes over fixed-rate caps. Returns the stripes' members. Run once the routes are
+/// fused and chained: it changes no instruction's position, so every jump stays valid.
+pub fn specialize(ops: &mut [Op], forks: &[ForkDef], fixed: impl Fn(u32) -> bool) -> Vec<Member> {
+    for op in ops.iter_mut() {
+        if let Op::Cap { cap, base, ahead, next, .. } = *op {
+            if fixed(cap) {
+                *op = Op::Fixed { cap, service: base, ahead, next };
+            }
+        }
+    }
+    for k in 0..ops.len() {
+        if let Op::Delay { mean, kind: DelayKind::Lognormal { stream, .. }, next } = ops[k] {
+            let wait = ops[next as usize].waits();
+            ops[k] = Op::Lognormal { mean, stream, wait, next };
+        }
+    }
+    let mut members = Vec::new();
+    for k in 0..ops.len() {
+        let Op::Fork { fork, next } = ops[k] else { continue };
+        let f = &forks[fork as usize];
+        if f.choose != 1 || f.pick != Pick::Random || f.starts.len() < 2 {
+            continue;
+        }
+        let branch = |&pc: &u32| match ops[pc as usize] {
+            Op::Fixed { cap, service, ahead, next: to } if to == next => Some(Member { cap, ahead, pc, service }),
+            _ => None,
+        };
+        if let Some(list) = f.starts.iter().map(branch).collect::<Option<Vec<Member>>>() {
+            ops[k] = Op::Stripe { first: members.len() as u32, n: list.len() as u32, next };
+            members.extend(list);
+        }
+    }
+    members
+}
+
 /// Marks the visits that need not wait for the simulation clock (`ahead`), so that an IO
 /// walks through them at once instead of waiting as an event.
 ///
@@ -409,8 +502,10 @@ mod tests {
             .ops
             .iter()
             .filter_map(|op| match op {
-                Op::Cap { cap, ahead: true, .. } => Some(p.resources[p.caps[*cap as usize].resource as usize].id.clone()),
-                _ => None,
+                _ => match op.visit() {
+                    Some((cap, true)) => Some(p.resources[p.caps[cap as usize].resource as usize].id.clone()),
+                    _ => None,
+                },
             })
             .collect();
         out.sort();
