@@ -1,0 +1,64 @@
+"""A fio option that changes how fast a job issues IO but that the model does not take
+(``rate``, ``thinktime``, ``flow``, ``startdelay``, ``latency_target``, ``fsync``,
+``fdatasync``, ``sync``) is warned about — on stderr and under ``warnings`` in the JSON —
+rather than only listed as ignored: a prediction of 190,000 IOPS for fio's own
+``1mbs_clients.fio`` (32 readers capped at 1,250 KiB/s each) must not pass silently."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import DATA
+
+FIO = DATA / "fio-examples"
+
+
+def _scenario(tmp_path, jobs: str):
+    path = tmp_path / "s.yaml"
+    path.write_text("version: 1\nvolumes:\n  d: {device: {iops: 200000, bandwidth: 2GB/s, read_latency: 90us}}\n"
+                    f"jobs:\n{jobs}")
+    return path
+
+
+def test_fio_rate_capped_example_warns_once_per_option(iolab, tmp_path):
+    path = _scenario(tmp_path, f"  - fio_file: {FIO / '1mbs_clients.fio'}\n")
+    r = iolab("predict", str(path), "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    fields = [w["field"] for w in doc["warnings"]]
+    assert fields == ["jobs[0].rate", "jobs[0].startdelay"]
+    rate = doc["warnings"][0]["message"]
+    assert rate.startswith("32 jobs (file1, file2, file3, ...): rate=1250 caps the bandwidth") and "not model" in rate
+    assert "startdelay=4, 8, 12, ..." in doc["warnings"][1]["message"]
+    assert r.err.count("warning: ") == 2 and f"warning: {path}: jobs[0].rate: 32 jobs" in r.err
+    assert doc["iops"] > 150_000  # still predicted, as written: the warning says for what
+
+
+@pytest.mark.parametrize("job, field, words", [
+    ("{rw: randread, thinktime: 1ms}", "jobs[0].thinktime", "job job1: thinktime=1ms pauses between IOs"),
+    ("{fio: '--name=a --rw=write --fsync=1'}", "jobs[0].fsync", "job a: fsync=1 adds a flush"),
+    ("{rw: write, sync: 1, name: log}", "jobs[0].sync", "job log: sync=1 makes writes synchronous"),
+    ("{rw: randread, latency_target: 2ms, ioengine: libaio, iodepth: 32}", "jobs[0].latency_target",
+     "lets fio lower the queue depth"),
+    ("{rw: read, rate: '1m,2m'}", "jobs[0].rate", "rate=1m,2m caps the bandwidth"),
+])
+def test_each_pace_option_warns_in_a_scenario(iolab, tmp_path, job, field, words):
+    r = iolab("check", str(_scenario(tmp_path, f"  - {job}\n")), "--json")
+    assert r.code == 0, r.err
+    assert [(w["field"], words in w["message"]) for w in r.json()["warnings"]] == [(field, True)], r.err
+
+
+@pytest.mark.parametrize("job", ["{rw: read, rate: 0}", "{rw: read, thinktime: 0}", "{rw: write, fsync: 0}",
+                                 "{rw: write, sync: 0}", "{rw: read, rate: '0,0'}", "{rw: read, rate_iops: 500}",
+                                 "{rw: read, startdelay: 0}"])
+def test_a_no_op_value_or_a_modelled_cap_does_not_warn(iolab, tmp_path, job):
+    r = iolab("check", str(_scenario(tmp_path, f"  - {job}\n")), "--json")
+    assert r.code == 0 and r.json()["warnings"] == [] and r.err == "", r.err
+
+
+def test_check_of_a_job_file_names_the_option(iolab):
+    r = iolab("check", str(FIO / "exitwhat.fio"), "--json")
+    assert r.code == 0
+    got = {w["field"]: w["message"] for w in r.json()["warnings"]}
+    assert got["thinktime"].startswith("2 jobs (slow1, slow2): thinktime=2000 pauses between IOs")
+    assert got["rate"].startswith("3 jobs (fast1, fast2, runsnever): rate=300,300,300 caps the bandwidth")
