@@ -25,12 +25,17 @@ class CurvePoint:
 
 
 def check_plot_path(path: str | Path, option: str = "--plot") -> Path:
-    """Refuse a plot path with an unknown suffix or a missing directory (before any work)."""
+    """Refuse a plot path with an unknown suffix, a missing directory or that is a directory
+    (before any work)."""
     p = Path(path)
     if p.suffix.lower() not in FORMATS:
         raise SchemaError(f"a plot is written as .png or .svg, not {p.suffix or 'no suffix'!r}", field=option)
     if not p.parent.exists():
         raise SchemaError(f"directory {str(p.parent)!r} does not exist", field=option)
+    if not p.parent.is_dir():
+        raise SchemaError(f"{str(p.parent)!r} is not a directory", field=option)
+    if p.is_dir():
+        raise SchemaError(f"{p} is a directory; name a file", field=option)
     return p
 
 

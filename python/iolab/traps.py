@@ -7,6 +7,9 @@ becomes a warning (the input is still used as written), printed as
 - ``4KiB`` in fio options: fio's default ``kb_base=1024`` reads the IEC forms (KiB, MiB,
   ...) as powers of 1000, so ``bs=4KiB`` is 4,000 bytes (``4k`` is 4,096).
 - A latency given as a bare number (``latency: 2``): read as seconds.
+- A fio option that changes how fast a job issues IO (``rate``, ``thinktime``, ``flow``,
+  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``) but that the model
+  does not take: the prediction is for the job without it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Trap", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique"]
+__all__ = ["Trap", "UNMODELLED_PACE", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique"]
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,50 @@ def job_traps(jobs: Iterable[Any], raw_jobs: Any, *, file: str | None, base: Pat
         trap = _sync_depth_trap(j.fio, file=file, field=f"{j.field}.iodepth")
         if trap:
             out.append(trap)
+    fields = {id(j.fio): j.field for j in jobs}
+    return out + _pace_traps((j.fio for j in jobs), file=file, field=lambda f, opt: f"{fields[id(f)]}.{opt}")
+
+
+#: fio options that change a job's pace, with what they do; when the model does not take one
+#: (it is in the job's ``ignored``) and its value is not a no-op, a warning says so.
+UNMODELLED_PACE = {
+    "rate": "caps only one direction of a mixed job (fio then issues the other flat out)",
+    "rate_iops": "caps only one direction of a mixed job (fio then issues the other flat out)",
+    "thinktime": "pauses between IOs",
+    "flow": "throttles jobs against each other",
+    "startdelay": "starts jobs later than the others",
+    "latency_target": "lets fio lower the queue depth until the latency target holds",
+    "fsync": "adds a flush every so many writes",
+    "fdatasync": "adds a data flush every so many writes",
+    "sync": "makes writes synchronous (O_SYNC)",
+}
+
+
+def _off(text: str) -> bool:
+    """True when an option's value changes nothing: 0 (or none) for each of its items."""
+    return all(p.strip().lower() in ("0", "none", "") for p in text.split(","))
+
+
+def _few(items: list[str]) -> str:
+    return ", ".join(items[:3]) + (", ..." if len(items) > 3 else "")
+
+
+def _pace_traps(fios: Iterable[Any], *, file: str | None, field: Any) -> list[Trap]:
+    """One warning per unmodelled pace option (and field), naming its values and the jobs that
+    have it; `field(job, option)` says where."""
+    found: dict[tuple[str, str | None], dict[str, list[str]]] = {}
+    for f in fios:
+        for opt in UNMODELLED_PACE:
+            text = str(f.options.get(opt, "0")).strip()
+            if opt in f.ignored and not (_off(text) and (text or opt != "sync")):
+                found.setdefault((opt, field(f, opt)), {}).setdefault(text, []).append(f.name)
+    out = []
+    for (opt, where), values in found.items():
+        names = [n for ns in values.values() for n in ns]
+        jobs = f"job {names[0]}" if len(names) == 1 else f"{len(names)} jobs ({_few(names)})"
+        given = f"{opt}={_few(list(values))}" if any(values) else opt
+        out.append(Trap(f"{jobs}: {given} {UNMODELLED_PACE[opt]}, which iolab does not model: the prediction is "
+                        f"for the job{'s' if len(names) > 1 else ''} without it", file, where))
     return out
 
 
@@ -153,11 +200,12 @@ def jobfile_traps(path: Path, jobs: Iterable[Any] = ()) -> list[Trap]:
         out = _jobfile_size_traps(path.read_text(), str(path))
     except (OSError, UnicodeDecodeError, InputError):
         out = []  # the file's own errors are reported where it is read
+    jobs = list(jobs)
     for f in jobs:
         trap = _sync_depth_trap(f, file=str(path), field=f"[{f.name}].iodepth")
         if trap:
             out.append(trap)
-    return out
+    return out + _pace_traps(jobs, file=str(path), field=lambda f, opt: opt)
 
 
 def unique(traps: Iterable[Trap]) -> list[Trap]:

@@ -163,6 +163,8 @@ class ProcessExecutor:
             timer.cancel()
         reader.join(timeout=self.grace)
         proc.stdout.close()
+        if not reader.is_alive():  # else a forked worker still holds the pipe: the reader owns it
+            proc.stderr.close()
         with self._lock:
             self._running.pop(proc.pid, None)
             interrupted = interrupted or proc.pid in self._stopped

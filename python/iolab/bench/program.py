@@ -66,7 +66,7 @@ def diagnose(stderr: str, *, job_errors: Sequence[tuple[str, int]] = (), fstype:
         return f"cannot reach the fio server: {_last_lines(text)}"
     if job_errors:
         job, code = job_errors[0]
-        return f"job {job!r} failed: {os.strerror(code)} (errno {code})" + (f"; fio said: {_last_lines(text)}"
+        return f"job {job!r} failed: {_strerror(code)} (errno {code})" + (f"; fio said: {_last_lines(text)}"
                                                                           if text else "")
     if returncode < 0:
         return f"fio was killed by signal {-returncode}" + (f": {_last_lines(text)}" if text else "")
@@ -76,3 +76,11 @@ def diagnose(stderr: str, *, job_errors: Sequence[tuple[str, int]] = (), fstype:
 def _last_lines(text: str, n: int = 3) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return " / ".join(lines[-n:])
+
+
+def _strerror(code: int) -> str:
+    """The C library's text for an errno; fio's output can carry any number there."""
+    try:
+        return os.strerror(code)
+    except (ValueError, OverflowError):
+        return "unknown error"

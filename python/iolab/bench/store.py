@@ -199,6 +199,15 @@ def _json_object(text: Any, column: str, *, optional: bool = False) -> dict[str,
     return value
 
 
+def _checked_row(cursor: sqlite3.Cursor, values: tuple) -> sqlite3.Row:
+    """A row as :class:`sqlite3.Row`; ValueError when a column holds binary data (iolab stores
+    none: such a value was written by something else, and would break every reader)."""
+    for i, v in enumerate(values):
+        if isinstance(v, bytes):
+            raise ValueError(f"column {cursor.description[i][0]} holds binary data ({len(v)} bytes), which iolab never writes")
+    return sqlite3.Row(cursor, values)
+
+
 def _json_list(text: Any, column: str) -> list[Any]:
     value = _json_value(text, column)
     if not isinstance(value, list):
@@ -233,7 +242,7 @@ class ResultsStore:
             self._db = sqlite3.connect(self.path, timeout=lock_wait, isolation_level=None)
         except (OSError, sqlite3.Error) as e:
             raise RunError(f"cannot open results database {self.path}: {e}") from e
-        self._db.row_factory = sqlite3.Row
+        self._db.row_factory = _checked_row
         try:
             self._db.execute("PRAGMA foreign_keys = ON")
             if existed:
@@ -251,6 +260,9 @@ class ResultsStore:
         except sqlite3.DatabaseError as e:
             self._db.close()
             raise self._bad(f"not an iolab results database ({e})") from None
+        except ValueError as e:
+            self._db.close()
+            raise self._bad(f"damaged results database: {e}") from None
 
     def _bad(self, message: str) -> InputError:
         return InputError(message, file=str(self.path))
@@ -291,6 +303,8 @@ class ResultsStore:
         for v in versions:
             if isinstance(v, bool) or not isinstance(v, int):
                 raise self._bad(f"damaged results database: schema_version holds {str(v)[:40]!r}, not a whole number")
+            if v < 1:
+                raise self._bad(f"damaged results database: schema_version holds {v}; versions start at 1")
         current = max(versions, default=0)
         if current > SCHEMA_VERSION:
             raise self._bad(f"schema version {current}; this iolab knows up to {SCHEMA_VERSION}: upgrade iolab")

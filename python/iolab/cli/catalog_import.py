@@ -33,8 +33,12 @@ def _render(data: dict[str, dict[str, dict[str, float]]], header: list[str]) -> 
 def import_prices(files: list[Path], *, output: Path | None, force: bool, region: str | None,
                   catalog: list[Path]) -> dict[str, Any]:
     """Read the pages, write the catalog file (or print it), report on stderr; return the summary."""
-    if output is not None and output.exists() and not force:
-        raise InputError("exists; give --force to overwrite it", file=str(output))
+    from ..report.output import check_output, write_output
+
+    if output is not None:
+        check_output(output, force=True)  # a directory, a missing parent
+        if output.exists() and not force:
+            raise InputError("exists; give --force to overwrite it", file=str(output))
     known = load_catalog(catalog)
     found = read_pages(files, region)
     skipped = Counter(found.skipped)
@@ -55,7 +59,7 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text, force=force)
     total = sum(kept.values())
     parts = ", ".join(f"{n} {_NAMES[s]}" for s, n in kept.items()) or "none"
     why = ", ".join(f"{n} {reason}" for reason, n in sorted(skipped.items(), key=lambda x: (-x[1], x[0])))

@@ -129,7 +129,7 @@ def _table(title: str, columns: list[str], caption: str = ASSUMED) -> Table:
     t = Table(title=title, header_style="bold", caption=caption, title_justify="left", box=None,
               pad_edge=False, caption_justify="left")
     for i, col in enumerate(columns):
-        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0)
+        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0, overflow="fold")
     return t
 
 

@@ -340,10 +340,9 @@ def _job_rate(job: FioJob, caps: tuple[float | None, float | None, float | None]
         if read_cap is not None and write_cap is not None:
             return {"rate_iops": read_cap + write_cap, "rate_read_share": read_cap / (read_cap + write_cap)}
         if read_cap is not None or write_cap is not None:
-            capped, free = ("reads", "writes") if read_cap is not None else ("writes", "reads")
-            ignored.append(f"rate (only the {capped} of a mixed job are capped: fio then issues "
-                           f"{free} flat out whenever the {capped} are ahead of their pace; "
-                           "predicted flat out at rwmixread)")
+            # only one direction capped: fio issues the other flat out whenever the capped one
+            # is ahead of its pace, a mix the model does not take: predicted flat out at rwmixread
+            ignored.extend(opt for opt in ("rate_iops", "rate") if opt in job.options and opt not in ignored)
         return {"rate_iops": None}
     if job.reads:
         return {"rate_iops": read_cap}

@@ -304,6 +304,9 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
             raise UnitError(f"{raw!r}: fio reads no fractions here (it would take {text.split('.')[0]}); "
                             f"write a whole number{_whole_hint(text, kb_base)}")
         raise UnitError(f"{raw!r} is not a fio integer/size (examples: 4096, 4k, 1m, 4KiB, 0x1000)")
+    if len(m.group("num")) > _MAX_DIGITS:
+        raise UnitError(f"{text[:20]!r}... ({len(m.group('num')):,} digits) is far more than fio's 64-bit integers "
+                        "hold")
     num = int(m.group("num"), 0)
     suffix = m.group("suffix").lower()
     if suffix in ("", "b"):
@@ -317,6 +320,8 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
     return num * base ** _POW[prefix]
 
 
+#: digits past which a number cannot be a fio integer (2**64 has 20; 0x... 16 hex digits)
+_MAX_DIGITS = 100
 _ARITH = re.compile(r"^[0-9\s()+\-*/%^]+$")
 _ARITH_OP = re.compile(r"[+\-*/%^]")
 

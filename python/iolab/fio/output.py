@@ -30,6 +30,7 @@ from .results import ClientResult, DirectionResult, FioResult, JobResult, Latenc
 __all__ = ["parse_output"]
 
 _START = re.compile(r"^\{", re.M)
+_MAX_COUNT = 2**63 - 1  # fio's counters are 64-bit
 _BUCKETS = {"latency_ns": 1e9, "latency_us": 1e6, "latency_ms": 1e3}  # units per second
 
 
@@ -41,7 +42,7 @@ class _Doc:
         self.major = major
 
     def fail(self, path: str, message: str) -> SchemaError:
-        return SchemaError(message, file=self.source, field=path)
+        return SchemaError(message, file=self.source, field=path.lstrip("."))
 
     def num(self, obj: Mapping[str, Any], key: str, path: str, default: float | None = 0.0) -> float:
         value = obj.get(key, default)
@@ -51,7 +52,16 @@ class _Doc:
             raise self.fail(f"{path}.{key}", f"expected a number, got {value!r}")
         if not math.isfinite(value):
             raise self.fail(f"{path}.{key}", f"expected a finite number, got {value!r}")
+        if value < 0:  # fio reports no negative figure: counts, rates, times, percentages
+            raise self.fail(f"{path}.{key}", f"expected a number of at least 0, got {value!r}")
         return float(value)
+
+    def whole(self, obj: Mapping[str, Any], key: str, path: str) -> int:
+        """A count (IOs, bytes, an errno, a time stamp): a whole number from 0 to 2**63 - 1."""
+        value = self.num(obj, key, path)
+        if value != int(value) or value > _MAX_COUNT:
+            raise self.fail(f"{path}.{key}", f"expected a whole number from 0 to {_MAX_COUNT}, got {obj[key]!r}")
+        return int(value)
 
     def obj(self, parent: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any] | None:
         value = parent.get(key)
@@ -69,7 +79,7 @@ class _Doc:
         if stats is None:
             return None
         where = f"{path}.{key}"
-        samples = stats.get("N")
+        samples = self.whole(stats, "N", where) if stats.get("N") is not None else None
         values = {k: self.num(stats, k, where) for k in ("mean", "stddev", "min", "max")}
         if samples == 0 or (samples is None and not any(values.values())):
             return None
@@ -87,12 +97,12 @@ class _Doc:
         if raw_bins and self.major >= 3:
             try:
                 bins = {int(k): int(v) for k, v in raw_bins.items()}
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise self.fail(f"{where}.bins", "bins must map a latency in ns to a count") from None
         return LatencyStats(
             mean=values["mean"] / scale, stddev=values["stddev"] / scale,
             min=values["min"] / scale, max=values["max"] / scale, percentiles=percentiles,
-            bins=bins, samples=int(samples) if isinstance(samples, (int, float)) else None,
+            bins=bins, samples=samples,
         )
 
     def direction(self, job: Mapping[str, Any], name: str, path: str) -> DirectionResult | None:
@@ -107,7 +117,7 @@ class _Doc:
         runtime = self.num(block, "runtime", where) / 1000.0
         clat, lat = self.latency(block, where, "clat"), self.latency(block, where, "lat")
         if "total_ios" in block:
-            total_ios = int(self.num(block, "total_ios", where))
+            total_ios = self.whole(block, "total_ios", where)
         else:
             # fio 2.x has no total_ios: the latency samples count the IOs, else IOPS × runtime,
             # so that merged latencies are weighted by IOs all the same
@@ -142,9 +152,9 @@ class _Doc:
             read=self.direction(raw, "read", path), write=self.direction(raw, "write", path),
             trim=self.direction(raw, "trim", path), mixed=self.direction(raw, "mixed", path),
             usr_cpu=self.num(raw, "usr_cpu", path), sys_cpu=self.num(raw, "sys_cpu", path),
-            ctx=int(self.num(raw, "ctx", path)), error=int(self.num(raw, "error", path)),
+            ctx=self.whole(raw, "ctx", path), error=self.whole(raw, "error", path),
             elapsed=elapsed, job_options={str(k): str(v) for k, v in options.items()},
-            groupid=int(self.num(raw, "groupid", path)), port=port if isinstance(port, int) else None,
+            groupid=self.whole(raw, "groupid", path), port=port if isinstance(port, int) else None,
             latency_buckets=dict(sorted(buckets.items())),
         )
 
@@ -153,7 +163,7 @@ class _Doc:
             raise self.fail(path, "expected a disk object")
         row: dict[str, object] = {"name": str(raw.get("name", ""))}
         for key in ("read_ios", "write_ios", "read_merges", "write_merges"):
-            row[key] = int(self.num(raw, key, path))
+            row[key] = self.whole(raw, key, path)
         for key, out in (("read_ticks", "read_time"), ("write_ticks", "write_time"), ("in_queue", "in_queue_time")):
             row[out] = self.num(raw, key, path) / 1000.0  # fio reports milliseconds
         row["util"] = self.num(raw, "util", path)
@@ -226,7 +236,7 @@ def parse_output(text: str, *, source: str = "fio output") -> FioResult:
     doc = _documents(text, source)[-1]
     version = str(doc.get("fio version", ""))
     reader = _Doc(source, _major(version))
-    timestamp = doc.get("timestamp")
+    timestamp = reader.whole(doc, "timestamp", "") if isinstance(doc.get("timestamp"), (int, float)) else None
     disks = doc.get("disk_util") or []
     if not isinstance(disks, list):
         raise reader.fail("disk_util", "expected a list")
@@ -253,7 +263,7 @@ def parse_output(text: str, *, source: str = "fio output") -> FioResult:
             hosts.setdefault((j.hostname or "", j.port), []).append(j)
         clients = tuple(ClientResult(h, p, tuple(js)) for (h, p), js in hosts.items())
     return FioResult(
-        fio_version=version, timestamp=int(timestamp) if isinstance(timestamp, (int, float)) else None,
+        fio_version=version, timestamp=timestamp,
         jobs=tuple(jobs), disk_util=disk_util, clients=clients, all_clients=all_clients,
         global_options=global_options,
     )

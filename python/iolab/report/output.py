@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, RunError
 
 __all__ = ["check_output", "write_output"]
 
@@ -21,13 +21,19 @@ def check_output(path: Path, *, force: bool, option: str = "--output") -> Path:
         raise InputError(f"{path} exists; add --force to replace it", field=option)
     if not path.parent.exists():
         raise InputError(f"directory {str(path.parent)!r} does not exist", field=option)
+    if not path.parent.is_dir():
+        raise InputError(f"{str(path.parent)!r} is not a directory", field=option)
     return path
 
 
 def write_output(path: Path, text: str, *, force: bool, option: str = "--output") -> None:
-    """Write `text` to `path` atomically (see :func:`check_output` for what is refused)."""
+    """Write `text` to `path` atomically (see :func:`check_output` for what is refused);
+    RunError (exit 1) when the system refuses the write (no space, no permission)."""
     check_output(path, force=force, option=option)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as e:
+        raise RunError(f"cannot write {path}: {e.strerror or e}") from None
     umask = os.umask(0)
     os.umask(umask)
     try:
@@ -37,6 +43,8 @@ def write_output(path: Path, text: str, *, force: bool, option: str = "--output"
         if path.exists() and not force:  # appeared while we worked
             raise InputError(f"{path} exists; add --force to replace it", field=option)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise RunError(f"cannot write {path}: {e.strerror or e}") from None
         raise

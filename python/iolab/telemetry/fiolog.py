@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .model import Sample, Trace, bad
+from .model import Sample, Trace, bad, number
 
 __all__ = ["is_fio_log", "fio_log_kind", "read_fio_logs"]
 
@@ -63,7 +63,7 @@ def read_fio_logs(files: list[tuple[str, str]], trace: Trace) -> list[Sample]:
                     m = _LINE.match(line)
                     if not m:
                         raise bad(file, n, f"not a fio log line (time, value, direction, bs, offset): {line[:60]!r}")
-                    t, v, d = int(m.group(1)), float(m.group(2)), int(m.group(3))
+                    t, v, d = int(m.group(1)), number(m.group(2), file, n, "value"), int(m.group(3))
                     if d > 1:
                         continue
                     f[round(t / window)][d].append(v)

@@ -67,14 +67,22 @@ def bad(file: str, line: int | None, message: str) -> InputError:
     return InputError(message, file=file, field=f"line {line}" if line else None)
 
 
+#: the largest reading a telemetry field may hold (IOs/s, kB/s, ms, a queue length): far
+#: beyond any device, small enough that sums over a long trace stay finite
+MAX_READING = 1e15
+
+
 def number(text: str, file: str, line: int, what: str) -> float:
     """A finite, non-negative number from a telemetry field, or an error naming the line."""
+    shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text):,} characters)"
     try:
         v = float(text)
     except ValueError:
-        raise bad(file, line, f"{what}: expected a number, got {text!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise bad(file, line, f"{what}: expected a non-negative number, got {text!r}")
+        raise bad(file, line, f"{what}: expected a number, got {shown}") from None
+    if math.isnan(v) or v < 0:
+        raise bad(file, line, f"{what}: expected a non-negative number, got {shown}")
+    if v > MAX_READING:
+        raise bad(file, line, f"{what}: {shown} is more than any storage reports (at most {MAX_READING:g})")
     return v
 
 

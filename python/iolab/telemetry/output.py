@@ -21,16 +21,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix); renamed over it only if the block ends
     without an error, removed otherwise — a reader never sees half a file."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=target.suffix, dir=target.parent or ".")
+    except OSError as e:
+        raise RunError(f"cannot write {path}: {e.strerror or e}") from None
     os.close(fd)
     try:
         yield Path(tmp)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise RunError(f"cannot write {path}: {e.strerror or e}") from None
         raise
 
 

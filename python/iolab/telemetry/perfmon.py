@@ -18,7 +18,7 @@ import io
 import re
 from datetime import datetime, timezone
 
-from .model import Sample, Trace, bad
+from .model import Sample, Trace, bad, number
 
 __all__ = ["is_perfmon", "read_perfmon", "COUNTERS"]
 
@@ -43,13 +43,7 @@ def _value(cell: str, file: str, line: int, what: str) -> float | None:
         return None
     if "," in c and "." not in c:
         c = c.replace(",", ".")
-    try:
-        v = float(c)
-    except ValueError:
-        raise bad(file, line, f"{what}: expected a number, got {cell!r}") from None
-    if v < 0:
-        raise bad(file, line, f"{what}: expected a non-negative number, got {cell!r}")
-    return v
+    return number(c, file, line, what)
 
 
 def _dates(cells: list[tuple[int, str]], file: str) -> list[float]:

@@ -307,10 +307,13 @@ def read_iostat_json(doc: dict, text: str, file: str, trace: Trace, interval: fl
     times = [parse_time(s["timestamp"]) if isinstance(s.get("timestamp"), str) else None for s in stats]
     absolute = all(t is not None for t in times)
     step = _step(times, interval, file, trace, "iostat")
+    pos = 0
     if len(stats) > 1:
+        for d in stats[0].get("disk", []):  # errors name the lines of the reports read, after this one
+            pos = max(pos, text.find(f'"{d.get("disk_device", "?")}"', pos) + 1)
         stats, times = stats[1:], times[1:]
         trace.notes.append(f"{file}: the first iostat report (statistics since boot) is left out")
-    out, pos = [], 0
+    out = []
     for i, (s, t) in enumerate(zip(stats, times)):
         for d in s.get("disk", []):
             name = d.get("disk_device", "?")
@@ -332,8 +335,9 @@ def read_sadf_json(doc: dict, text: str, file: str, trace: Trace, interval: floa
         line = _json_line(text, '"disk-device"', pos)
         if t is None:
             raise bad(file, line, f"timestamp: cannot read {ts!r}")
-        trace.interval_used |= not ts.get("interval") and interval is not None
-        step = float(ts.get("interval") or interval or 1.0)
+        given = number(str(ts["interval"]), file, line, "interval") if ts.get("interval") is not None else None
+        trace.interval_used |= not given and interval is not None
+        step = given or interval or 1.0
         for d in disks:
             name = d.get("disk-device", "?")
             line = _json_line(text, f'"{name}"', pos)
@@ -350,9 +354,9 @@ def _json_sample(d: dict, name: str, t: float, step: float, file: str, line: int
         if key not in d:
             return None
         v = d[key]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise bad(file, line, f"{key}: expected a non-negative number, got {v!r}")
-        return float(v)
+        return number(repr(v), file, line, key)
     return sample_from(get, device=name, time=t, interval=step, file=file, line=line)
 
 
