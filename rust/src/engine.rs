@@ -400,6 +400,25 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// A visit of stripe `first..first + n` (see [`Op::Stripe`]) by an IO at `tl`: when
+    /// it leaves the member it picked, or (when the visit waits for the clock) the
+    /// member's instruction.
+    #[inline(always)]
+    fn stripe(&mut self, p: &Program, first: u32, n: u32, tl: u64) -> Result<u64, u32> {
+        let k = self.rng.below(n as u64) as u32;
+        let m = *at(&p.members, (first + k) as usize);
+        if !m.ahead && tl > self.now {
+            return Err(m.pc);
+        }
+        Ok(at_mut(&mut self.caps, m.cap as usize).visit_fixed(tl, m.service))
+    }
+
+    /// A lognormal delay of mean `mean` with factors from stream `stream` (ns).
+    #[inline(always)]
+    fn lognormal(&mut self, mean: f64, stream: u32) -> u64 {
+        nearest(mean * at_mut(&mut self.lognormals, stream as usize).draw(&mut self.rng))
+    }
+
     /// Walks thread `tid` as far as it can go now.
     #[inline(never)]
     fn exec(&mut self, tid: u32) {
@@ -431,17 +450,30 @@ impl<'p> Engine<'p> {
                     pc = next;
                 }
                 Op::Stripe { first, n, next } => {
-                    let k = self.rng.below(n as u64) as u32;
-                    let m = *at(&p.members, (first + k) as usize);
-                    if !m.ahead && tl > self.now {
-                        pc = m.pc; // to visit the member when the clock gets there
-                        break;
+                    match self.stripe(p, first, n, tl) {
+                        Ok(t) => tl = t,
+                        Err(at) => {
+                            pc = at; // to visit the member when the clock gets there
+                            break;
+                        }
                     }
-                    tl = at_mut(&mut self.caps, m.cap as usize).visit_fixed(tl, m.service);
                     pc = next;
                 }
                 Op::Lognormal { mean, stream, wait, next } => {
-                    tl += nearest(mean * at_mut(&mut self.lognormals, stream as usize).draw(&mut self.rng));
+                    tl += self.lognormal(mean, stream);
+                    pc = next;
+                    if wait && tl > self.now {
+                        break;
+                    }
+                }
+                Op::StripeLognormal { first, n, mean, stream, wait, next } => {
+                    match self.stripe(p, first, n, tl) {
+                        Ok(t) => tl = t + self.lognormal(mean, stream),
+                        Err(at) => {
+                            pc = at;
+                            break;
+                        }
+                    }
                     pc = next;
                     if wait && tl > self.now {
                         break;

@@ -54,6 +54,10 @@ pub enum Op {
     /// instruction waits for the clock (see [`Op::waits`]), so the IO stops here when the
     /// delay takes it past the clock.
     Lognormal { mean: f64, stream: u32, wait: bool, next: u32 },
+    /// A `Stripe` whose IOs go on at a `Lognormal` delay: the two in one instruction (one
+    /// dispatch fewer), the delay's fields here and going on at its `next`. The delay's own
+    /// instruction stays where it is: a member visit that waits for the clock goes on there.
+    StripeLognormal { first: u32, n: u32, mean: f64, stream: u32, wait: bool, next: u32 },
 }
 
 impl Op {
@@ -412,6 +416,12 @@ pub fn specialize(ops: &mut [Op], forks: &[ForkDef], fixed: impl Fn(u32) -> bool
         if let Some(list) = f.starts.iter().map(branch).collect::<Option<Vec<Member>>>() {
             ops[k] = Op::Stripe { first: members.len() as u32, n: list.len() as u32, next };
             members.extend(list);
+        }
+    }
+    for k in 0..ops.len() {
+        let Op::Stripe { first, n, next } = ops[k] else { continue };
+        if let Op::Lognormal { mean, stream, wait, next } = ops[next as usize] {
+            ops[k] = Op::StripeLognormal { first, n, mean, stream, wait, next };
         }
     }
     members
