@@ -129,7 +129,12 @@ def check_yaml(text: str, *, file: str | None = None) -> None:
                 if expanded > MAX_NODES:
                     raise InputError(f"line {line}: the aliases (*name) stand for more than {MAX_NODES} values "
                                      "once expanded; iolab refuses it", file=file)
-    except yaml.YAMLError:
+    except yaml.YAMLError as e:
+        problem = str(getattr(e, "problem", "") or "")
+        if "nesting depth" in problem:  # libyaml's own limit (PyYAML ≥ 6.0.4) met before ours
+            mark = getattr(e, "problem_mark", None)
+            line = f"line {mark.line + 1}: " if mark is not None else ""
+            raise InputError(f"{line}nested more than {MAX_DEPTH} levels deep; iolab refuses it", file=file) from None
         return  # the loader reports it with its position
     except RecursionError:
         raise InputError(f"nested too deeply; iolab reads at most {MAX_DEPTH} levels", file=file) from None
