@@ -1,6 +1,6 @@
 """A fio option that changes how fast a job issues IO but that the model does not take
-(``rate``, ``thinktime``, ``flow``, ``startdelay``, ``latency_target``, ``fsync``,
-``fdatasync``, ``sync``) is warned about — on stderr and under ``warnings`` in the JSON —
+(``thinktime``, ``flow``, ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``,
+``sync``; ``rate``/``rate_iops`` capping one direction of a mixed job) is warned about — on stderr and under ``warnings`` in the JSON —
 rather than only listed as ignored: fio's own ``1mbs_clients.fio`` starts its readers 4 s
 apart, which a steady-state prediction must not pass over silently. ``rate`` and
 ``rate_iops`` are modelled, except where they cap only one direction of a mixed job."""

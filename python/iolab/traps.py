@@ -7,9 +7,10 @@ becomes a warning (the input is still used as written), printed as
 - ``4KiB`` in fio options: fio's default ``kb_base=1024`` reads the IEC forms (KiB, MiB,
   ...) as powers of 1000, so ``bs=4KiB`` is 4,000 bytes (``4k`` is 4,096).
 - A latency given as a bare number (``latency: 2``): read as seconds.
-- A fio option that changes how fast a job issues IO (``rate``, ``thinktime``, ``flow``,
-  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``) but that the model
-  does not take: the prediction is for the job without it.
+- A fio option that changes how fast a job issues IO (``thinktime``, ``flow``,
+  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``, and ``rate`` or
+  ``rate_iops`` capping only one direction of a mixed job) but that the model does not
+  take: the prediction is for the job without it.
 """
 
 from __future__ import annotations
@@ -102,7 +103,6 @@ def _entry_traps(entry: Any, i: int, *, file: str | None, base: Path) -> list[Tr
     """kb_base warnings of one raw job entry: a mapping of fio options, ``{fio: ...}`` (named
     ``jobs[i].fio``) or ``{fio_file: ...}`` (named in the job file: ``[section].bs``)."""
     from .errors import InputError
-    from .fio.jobfile import jobfile_sections
 
     if not isinstance(entry, dict):
         return []

@@ -93,52 +93,62 @@ def _usage_pieces(self: Any, ctx: Any) -> list[str]:
     return pieces
 
 
-def _once(make_parser: Any) -> Any:
-    """`make_parser` (a command's), whose parsers refuse an option that takes one value given
-    more than once (``--target a --target b``: the parser would keep the last silently), and
-    a flag given with its opposite (``--store --no-store``). Options that repeat (lists,
-    ``--catalog``) and a flag given twice the same way are taken as they are."""
-    def made(self: Any, ctx: Any) -> Any:
-        parser = make_parser(ctx)
-        seen: dict[str, list[tuple[Any, Any]]] = {}
-        for option in {id(o): o for o in (*parser._long_opt.values(), *parser._short_opt.values())}.values():
-            if option.action not in ("store", "store_const"):
-                continue
-            option.process = types.MethodType(_recorded(option.process, seen), option)
-        parse = parser.parse_args
-
-        def parse_args(args: list[str]) -> Any:
-            seen.clear()
-            out = parse(args)
-            _refuse_repeats(seen)
-            return out
-        parser.parse_args = parse_args
-        return parser
-    return made
+def _once(parse_args: Any) -> Any:
+    """A command's `parse_args` that first refuses an option taking one value given more than
+    once (``--target a --target b``: the parser would keep the last silently) and a flag given
+    with its opposite (``--store --no-store``). Options that repeat (lists, ``--catalog``) and
+    a flag given twice the same way are taken as they are. Read from the words of the command
+    line and the options' public attributes (names, flag or not, repeating or not)."""
+    def parse(self: Any, ctx: Any, args: list[str]) -> Any:
+        _refuse_repeats(self.get_params(ctx), args)
+        return parse_args(ctx, args)
+    return parse
 
 
-def _recorded(process: Any, seen: dict[str, list[tuple[Any, Any]]]) -> Any:
-    def recorded(self: Any, value: Any, state: Any) -> None:
-        seen.setdefault(self.dest, []).append((self, value if self.action == "store" else self.const))
-        process(value, state)
-    return recorded
+def _long(names: Any) -> str:
+    return next((n for n in names if n.startswith("--")), names[0])
 
 
-def _refuse_repeats(seen: dict[str, list[tuple[Any, Any]]]) -> None:
+def _refuse_repeats(params: list[Any], args: list[str]) -> None:
     from ..errors import InputError
 
-    for uses in seen.values():
-        if len(uses) < 2:
+    names: dict[str, tuple[Any, bool]] = {}
+    for p in params:
+        if getattr(p, "param_type_name", "") == "option":
+            names.update({n: (p, True) for n in p.opts})
+            names.update({n: (p, False) for n in getattr(p, "secondary_opts", ())})
+    uses: dict[str, list[tuple[str, Any]]] = {}
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            break
+        name, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        if name not in names and not word.startswith("--") and word[:2] in names and len(word) > 2:
+            name, eq, value = word[:2], "=", word[2:]  # -ovalue
+        if name not in names:
             continue
-        first = uses[0][0]
-        name = _hint(first.obj)
-        if first.action == "store":
-            count = "twice" if len(uses) == 2 else f"{len(uses)} times"
-            values = ", ".join(repr(v) for _, v in uses)
-            raise InputError(f"given {count} ({values}); give it once", field=name)
-        flags = {(o._long_opts or o._short_opts)[0]: v for o, v in uses}
+        p, on = names[name]
+        if p.is_flag:
+            shown = _long(p.opts if on else p.secondary_opts)
+            uses.setdefault(p.name, []).append((shown, on))
+            continue
+        if not eq and i < len(args):
+            value, i = args[i], i + 1
+        if not (p.multiple or getattr(p, "count", False) or p.nargs != 1):
+            uses.setdefault(p.name, []).append((_hint(p), value))
+    by_name = {p.name: p for p in params}
+    for key, seen in uses.items():
+        if len(seen) < 2:
+            continue
+        p = by_name[key]
+        if not p.is_flag:
+            count = "twice" if len(seen) == 2 else f"{len(seen)} times"
+            raise InputError(f"given {count} ({', '.join(repr(v) for _, v in seen)}); give it once", field=_hint(p))
+        flags = dict(seen)
         if len(set(flags.values())) > 1:
-            raise InputError(f"given with its opposite ({' and '.join(flags)}); give one", field=name)
+            raise InputError(f"given with its opposite ({' and '.join(flags)}); give one", field=_hint(p))
 
 
 def _tidy(command: Any) -> None:
@@ -146,7 +156,7 @@ def _tidy(command: Any) -> None:
     single-valued option given twice (see :func:`_once`)."""
     command.collect_usage_pieces = types.MethodType(_usage_pieces, command)
     if not hasattr(command, "list_commands"):
-        command.make_parser = types.MethodType(_once(command.make_parser), command)
+        command.parse_args = types.MethodType(_once(command.parse_args), command)
     for p in getattr(command, "params", []):
         if getattr(p, "param_type_name", "") == "argument":  # FILE, ID... in the help's table too
             p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")
