@@ -20,6 +20,7 @@ Run: ``python benchmarks/bench_catalog.py`` (or ``python -m benchmarks catalog``
 
 from __future__ import annotations
 
+import copy
 import csv
 import os
 import platform
@@ -48,7 +49,8 @@ def _enlarge(python_dir: Path, factor: int = 10) -> int:
     """Repeat every VM size ``factor`` times (new ids) and the price table's VM rows likewise."""
     data = python_dir / "iolab" / "catalog" / "data"
     vms = yaml.safe_load((data / "vms.yaml").read_text())["vms"]
-    big = {f"{ident}_x{i}" if i else ident: row for ident, row in vms.items() for i in range(factor)}
+    # each copy its own object: a row repeated as one object would be written as YAML aliases
+    big = {f"{ident}_x{i}" if i else ident: copy.deepcopy(row) for ident, row in vms.items() for i in range(factor)}
     (data / "vms.yaml").write_text(yaml.safe_dump({"vms": big}, sort_keys=False))
     table = data / "prices" / "prices.csv"
     rows = list(csv.reader(table.open()))

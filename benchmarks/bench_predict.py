@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,11 +32,12 @@ def _median_seconds(fn, repeat: int) -> float:
 def bench_examples(repeat: int = 50) -> list[tuple[str, float, float, int]]:
     from iolab.compile import compile_scenario
     from iolab.prediction import predict
+    from iolab.filekind import kind_of_data
     from iolab.scenario import load_scenario
 
     rows = []
     for path in sorted((ROOT / "examples").glob("*.yaml")):
-        if "requirements" in path.name or "catalog" in path.name:
+        if kind_of_data(yaml.safe_load(path.read_text())) != "scenario":  # requirements, catalogs, calibrations
             continue
         s = load_scenario(path)
         size = sum(len(compile_scenario(s).classes) for _ in [0]), len(compile_scenario(s).resources)

@@ -337,24 +337,25 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
     ph = np.ones_like(D) if phi is None else phi
     J, K = D.shape
     active = N > 0
+    # A chain sees the others' queues whole and its own less one IO of its own: total − Q/N.
+    own = np.where(active, 1.0 / np.where(active, N, 1.0), 0.0)[:, None]
+    phD = ph * D
     Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
     X = np.zeros(J)
-    for _ in range(max_iter):
-        total = Q.sum(axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            own = np.where(active[:, None], Q * (N[:, None] - 1.0) / np.where(active, N, 1.0)[:, None], 0.0)
-        A = total[None, :] - Q + own
-        R = D * (1.0 + A)
-        cycle = Z + (ph * R).sum(axis=1)
-        if load is not None:
-            passes, laws, c = load
-            cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
-        X = np.where(active & (cycle > 0), N / np.where(cycle > 0, cycle, 1.0), 0.0)
-        Q_new = X[:, None] * R
-        if np.max(np.abs(Q_new - Q)) < tol * max(1.0, float(N.max(initial=1.0))):
-            Q = Q_new
-            break
-        Q = 0.5 * Q + 0.5 * Q_new if _ > 200 else Q_new
+    bound = tol * max(1.0, float(N.max(initial=1.0)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(max_iter):
+            A1 = (1.0 + Q.sum(axis=0))[None, :] - Q * own
+            cycle = Z + (phD * A1).sum(axis=1)
+            if load is not None:
+                passes, laws, c = load
+                cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
+            X = np.where(active & (cycle > 0), N / cycle, 0.0)
+            Q_new = X[:, None] * (D * A1)
+            if np.abs(Q_new - Q).max() < bound:
+                Q = Q_new
+                break
+            Q = 0.5 * Q + 0.5 * Q_new if i > 200 else Q_new
     return X, Q
 
 
@@ -687,7 +688,12 @@ def limits(network: Network, ch: Chains, X: np.ndarray | None = None) -> Limits:
 
 def reach(network: Network, ch: Chains, target: float, *, most: float = 1e6) -> float | None:
     """The fewest IOs in flight (all chains' populations scaled together) at which the
-    closed model gives ``target`` IOPS; None when no population up to ``most`` does."""
+    closed model gives ``target`` IOPS, to within 1 % or half an IO (the upper end of a
+    bracket that narrow); None when no population up to ``most`` does.
+
+    The search starts where Little's law allows it (no chain can beat its population over
+    its unloaded latency), doubles until the target is reached, then closes the bracket by
+    regula falsi (the Illinois variant)."""
     def iops(f: float) -> float:
         scaled = replace(ch, population=ch.population * f)
         return float(_solve_closed(scaled, network, scaled.demand)[0].sum())
@@ -695,14 +701,36 @@ def reach(network: Network, ch: Chains, target: float, *, most: float = 1e6) -> 
     total = float(ch.population.sum())
     if total <= 0:
         return None
-    lo, hi = 0.0, 1.0 / total
-    while iops(hi) < target:
-        lo, hi = hi, hi * 2
+    r0 = ch.delay + (ch.phi() * ch.demand).sum(axis=1)   # each chain's unloaded latency
+    lo = 0.0
+    if bool((r0[ch.population > 0] > 0).all()):
+        lo = target / float(np.sum(ch.population[ch.population > 0] / r0[ch.population > 0]))
+    x_lo = iops(lo) if lo > 0 else 0.0
+    hi = max(2.0 * lo, 1.0 / total)
+    x_hi = iops(hi)
+    while x_hi < target:
+        lo, x_lo, hi = hi, x_hi, hi * 2
         if hi * total > most:
             return None
-    while (hi - lo) * total > max(0.5, 0.01 * hi * total):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if iops(mid) < target else (lo, mid)
+        x_hi = iops(hi)
+
+    def wide() -> bool:
+        return (hi - lo) * total > max(0.5, 0.01 * hi * total)
+
+    g_lo, g_hi, side = x_lo - target, x_hi - target, 0
+    while wide():   # Illinois: regula falsi that halves the weight of an end kept twice
+        w = hi - lo
+        c = lo - g_lo * w / (g_hi - g_lo) if g_hi > g_lo else lo + w / 2
+        c = min(max(c, lo + 0.02 * w), hi - 0.02 * w)
+        g_c = iops(c) - target
+        if g_c < 0:
+            lo, g_lo = c, g_c
+            g_hi = g_hi / 2 if side < 0 else g_hi
+            side = -1
+        else:
+            hi, g_hi = c, g_c
+            g_lo = g_lo / 2 if side > 0 else g_lo
+            side = 1
     return hi * total
 
 
