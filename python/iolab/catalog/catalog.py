@@ -30,8 +30,8 @@ def _find(rows: Mapping[str, R], ident: str) -> R | None:
     """The row with this id, or with this id ignoring case when that is unambiguous."""
     if ident in rows:
         return rows[ident]
-    folded = [r for k, r in rows.items() if k.casefold() == ident.casefold()]
-    return folded[0] if len(folded) == 1 else None
+    folded = [k for k in rows if k.casefold() == ident.casefold()]
+    return rows[folded[0]] if len(folded) == 1 else None
 
 
 @dataclass(frozen=True)

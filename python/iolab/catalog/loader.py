@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import pickle
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -113,21 +113,49 @@ def _bundled_state() -> tuple[bytes, Catalog]:
     state = cache.load("catalog", key)
     if _valid_state(state):
         draft, sections, defaults, own = state
-        return draft, Catalog(**{s: MappingProxyType(rows) for s, rows in sections.items()},
+        return draft, Catalog(**{s: MappingProxyType(_Pickled(rows)) for s, rows in sections.items()},
                               defaults=defaults, own_prices=own)
     draft = _Draft()
     for name, data in files:
         _merge_file(draft, parse_yaml(data, file=name), name)
     rows = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
     catalog = _build(draft)
-    state = (rows, {s: dict(getattr(catalog, s)) for s in SECTIONS}, catalog.defaults, catalog.own_prices)
-    cache.store("catalog", key, state)
+    sections = {s: {ident: pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL)
+                    for ident, row in getattr(catalog, s).items()} for s in SECTIONS}
+    cache.store("catalog", key, (rows, sections, catalog.defaults, catalog.own_prices))
     return rows, catalog
+
+
+class _Pickled(Mapping):
+    """A section's rows kept pickled until one is looked up, so that a command pays for the
+    rows it reads, not for the size of the catalog."""
+
+    def __init__(self, pickled: dict[str, bytes]) -> None:
+        self._pickled = pickled
+        self._rows: dict[str, Any] = {}
+
+    def __getitem__(self, ident: str) -> Any:
+        try:
+            return self._rows[ident]
+        except KeyError:
+            row = self._rows[ident] = pickle.loads(self._pickled[ident])
+            return row
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pickled)
+
+    def __len__(self) -> int:
+        return len(self._pickled)
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self._pickled
 
 
 def _valid_state(state: object) -> bool:
     return (isinstance(state, tuple) and len(state) == 4 and isinstance(state[0], bytes)
-            and isinstance(state[1], dict) and set(state[1]) == set(SECTIONS) and isinstance(state[2], Defaults))
+            and isinstance(state[1], dict) and set(state[1]) == set(SECTIONS) and isinstance(state[2], Defaults)
+            and all(isinstance(rows, dict) and all(isinstance(v, bytes) for v in rows.values())
+                    for rows in state[1].values()))
 
 
 # --------------------------------------------------------------------------- merging
