@@ -60,3 +60,44 @@ def test_the_refused_example_of_the_docs(iolab):
 def test_the_simulator_runs_performance_plus_disks_at_their_raised_caps(iolab):
     doc = iolab("simulate", str(EXAMPLE), "--ios", "20000", "--json").json()
     assert doc["iops"] == pytest.approx(32000, rel=0.03)  # 2 × 16,000, as predict (the disks bind)
+
+
+PLAN = ("version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 12000, capacity: 1TiB}\n"
+        "search: {vms: [Standard_D32s_v5], skus: [P30]%s}\n")
+
+
+def test_plan_searches_performance_plus_and_says_how_to_get_it(iolab, tmp_path):
+    # 12,000 IOPS at the default 80 % margin need 15,000: two P30 with performance plus
+    # (8,000 each, 16,000) at 2 × $135.17, against three plain P30 (5,000 each). The VM's
+    # uncached cap (51,200 IOPS) is not what binds.
+    path = tmp_path / "req.yaml"
+    path.write_text(PLAN % "")
+    doc = iolab("plan", str(path), "--json").json()
+    first = doc["candidates"][0]
+    assert first["config"]["disks"] == [{"sku": "P30", "count": 2, "caching": "none", "performance_plus": True}]
+    assert first["bill"]["disks"] == pytest.approx(2 * 135.17, abs=0.005)
+    assert first["prediction"]["bottleneck"]["utilization"] == pytest.approx(12000 / 16000, abs=1e-4)
+    out = iolab("plan", str(path)).out
+    assert "#1 Standard_D32s_v5 + 2 × P30 performance plus carries the load" in out
+    assert "Create its disks with performance plus enabled: it costs nothing more" in out
+
+
+def test_plan_without_performance_plus(iolab, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text(PLAN % ", performance_plus: false")
+    doc = iolab("plan", str(path), "--json", "--top", "10").json()
+    assert all("performance_plus" not in d for c in doc["candidates"] for d in c["config"]["disks"])
+    first = doc["candidates"][0]
+    assert first["config"]["disks"] == [{"sku": "P30", "count": 3, "caching": "none"}]
+    assert first["bill"]["disks"] == pytest.approx(3 * 135.17, abs=0.005)
+    assert "performance plus" not in iolab("plan", str(path)).out
+
+
+def test_performance_plus_is_a_disk_search_field(iolab, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text("version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 1000}\n"
+                    "search: {kind: share, performance_plus: true}\n")
+    r = iolab("plan", str(path))
+    assert r.code == 2 and r.out == ""
+    assert r.err.strip() == (f"error: {path}: search.performance_plus: performance_plus applies to kind: disks, "
+                             f"not kind: share")

@@ -79,15 +79,18 @@ def test_not_a_mapping(iolab, tmp_path):
 def test_catalog_paths_are_relative_to_the_requirements_file(iolab, tmp_path):
     (tmp_path / "prices.yaml").write_text("vms:\n  Standard_D8s_v5: {price_per_month: 280.32}\n"
                                           "disks:\n  P30: {price_per_month: 100}\n")
-    # 6,000 IOPS need two P30 (5,000 IOPS each): $280.32 + 2 × $100.
-    (tmp_path / "req.yaml").write_text(
-        "version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 6000}\n"
-        "search: {vms: [Standard_D8s_v5], skus: [P30]}\ncatalog: [prices.yaml]\n")
-    r = iolab("plan", str(tmp_path / "req.yaml"), "--json")
-    assert r.code == 0, r.err
-    first = r.json()["candidates"][0]
-    assert first["config"]["vm"] == "Standard_D8s_v5"
-    assert first["monthly_cost"] == pytest.approx(480.32)
+    # 6,000 IOPS at the default 80 % margin need 7,500: one P30 with performance plus (8,000
+    # IOPS, the same price): $280.32 + $100; without performance plus two P30 (5,000 IOPS each).
+    for plus, cost, disk in (("", 380.32, {"sku": "P30", "count": 1, "caching": "none", "performance_plus": True}),
+                             (", performance_plus: false", 480.32, {"sku": "P30", "count": 2, "caching": "none"})):
+        (tmp_path / "req.yaml").write_text(
+            "version: 1\njobs: [{rw: randread, bs: 8k}]\nrequire: {iops: 6000}\n"
+            f"search: {{vms: [Standard_D8s_v5], skus: [P30]{plus}}}\ncatalog: [prices.yaml]\n")
+        r = iolab("plan", str(tmp_path / "req.yaml"), "--json")
+        assert r.code == 0, r.err
+        first = r.json()["candidates"][0]
+        assert first["config"] == {"vm": "Standard_D8s_v5", "disks": [disk]}
+        assert first["monthly_cost"] == pytest.approx(cost)
 
 
 def test_summary_for_check():

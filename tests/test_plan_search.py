@@ -99,8 +99,8 @@ def test_the_full_disk_search_covers_every_vm_sku_count_and_caching(tmp_path):
             premium_ok = vm.premium_storage or sku.tier not in ("premium", "premium-v2", "ultra")
             for caching in ("none", "readonly"):
                 cache_ok = caching == "none" or (sku.host_caching and bool(vm.cache_size))
-                if premium_ok and cache_ok:
-                    expected += vm.max_data_disks
+                if premium_ok and cache_ok:  # a SKU with performance plus is searched with and without it
+                    expected += vm.max_data_disks * (2 if getattr(sku, "performance_plus", None) else 1)
     assert sum(len(b) for b in batches) == expected
     assert expected > 50000
 
@@ -116,7 +116,8 @@ def test_json_keeps_the_contract_shape(iolab):
     assert costs == sorted(costs)
     for c in doc["candidates"]:
         assert set(c["config"]) == {"vm", "disks"}
-        assert set(c["config"]["disks"][0]) == {"sku", "count", "caching"}
+        assert {"sku", "count", "caching"} <= set(c["config"]["disks"][0]) <= {"sku", "count", "caching",
+                                                                                 "performance_plus"}
         p = c["prediction"]
         assert p["iops"] == 16000.0
         assert p["bandwidth"] == 16000 * 8192
@@ -145,13 +146,14 @@ def test_text_output_explains(iolab):
     assert "16,000 IOPS" in out and "configurations" in out
     # The cheapest VM matching Standard_D*s_v5 with 16 vCPUs is the Arm Standard_D16pls_v5
     # ($0.544/h in eastus, $397.12/month): its uncached limit, 25,600 IOPS, is 62.5 % busy.
-    assert "#1 Standard_D16pls_v5 + 4 × P30" in out
+    # P30 with performance plus carries 8,000 IOPS (5,000 without) at the same $135.17: three
+    # run 16,000 / 24,000 = 67 % busy (two would be 100 %, over the default 80 % margin).
+    assert "#1 Standard_D16pls_v5 + 3 × P30 performance plus" in out
+    assert "Monthly bill of #1: VM $397.12 + disks $405.51 = $802.63" in out
     assert "Why not the others" in out
-    # 8 × P20 ($45.08 dearer) would run its disks 16,000 / 8 / 2,300 = 87 % busy: over the
-    # default 80 % margin, so the D16pls_v5 takes 9 × P20 (77 %). Eastus prices: P30
-    # $135.17, P20 $73.22: 9 × 73.22 - 4 × 135.17 = $118.30.
-    assert "Standard_D16pls_v5 + 8 × P20" not in out
-    assert "#5 Standard_D16pls_v5 + 9 × P20: costs $118.30/month more than #1 (headroom 23% against 20%)" in out
+    # Standard_D16pds_v5 at $0.723/h: 0.723 × 730 − 397.12 = $130.67 more, the same disks.
+    assert ("#5 Standard_D16pds_v5 + 3 × P30 performance plus: costs $130.67/month more than #1 "
+            "(headroom 33% against 33%)") in out
     assert "cheaper, but failing:" in out
     # 16,000 / 6,400 IOPS = 250 %
     assert "Standard_D4pls_v5" in out and "uncached limit would be 250% busy" in out

@@ -64,14 +64,15 @@ def _one_by_one(req, wl):
                 if caching != "none" and not (sku.host_caching and vm.cache_size):
                     continue
                 for n in range(1, min(vm.max_data_disks, req.search.max_disks) + 1):
-                    config = Config(vm_id, req.clients, (DiskChoice(sku_id, n, caching),))
-                    pred = predict_at_load(req, wl, config)
-                    holds = n * sku.size * req.clients >= req.require.capacity * (1 - 1e-12)
-                    feasible = holds and not any(limits.over(r.kind, r.utilization) for r in pred.loads) \
-                        and pred.latency <= limits.latency * (1 + 1e-9)
-                    price = None if vm.price_per_month is None or sku.price_per_month is None else \
-                        (vm.price_per_month + n * sku.price_per_month) * req.clients
-                    out[config.describe()] = (price, feasible, pred)
+                    for plus in (False, True) if sku.performance_plus else (False,):
+                        config = Config(vm_id, req.clients, (DiskChoice(sku_id, n, caching, performance_plus=plus),))
+                        pred = predict_at_load(req, wl, config)
+                        holds = n * sku.size * req.clients >= req.require.capacity * (1 - 1e-12)
+                        feasible = holds and not any(limits.over(r.kind, r.utilization) for r in pred.loads) \
+                            and pred.latency <= limits.latency * (1 + 1e-9)
+                        price = None if vm.price_per_month is None or sku.price_per_month is None else \
+                            (vm.price_per_month + n * sku.price_per_month) * req.clients
+                        out[config.describe()] = (price, feasible, pred)
     return out
 
 

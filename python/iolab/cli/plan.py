@@ -147,6 +147,7 @@ def _print(p: Plan, file: Path) -> None:
                   f"busy). {keep}")
     if first.bill is not None:
         console.print(f"Monthly bill of #1: {_bill(first.bill)}")
+    _performance_plus(first.config)
     for note in first.notes:
         console.print(f"[dim]note: {note}[/]")
     if len(p.candidates) > 1 or p.rejected or p.others or p.excluded:
@@ -175,6 +176,13 @@ def _tail(check, key: str) -> str:
     shown = format_duration(check.estimate[key])
     # a latency is never negative: an interval from few replications can reach below 0
     return shown if low_high is None else f"{shown} ({format_duration(max(0.0, low_high[0]))}–{format_duration(low_high[1])})"
+
+
+def _performance_plus(config) -> None:
+    """How to get #1's disks when they use performance plus."""
+    if any(d.performance_plus for d in config.groups()):
+        console.print("Create its disks with performance plus enabled: it costs nothing more, but can only be set "
+                      "when a disk is created (search.performance_plus: false plans without it).")
 
 
 def _bill(b) -> str:
@@ -239,6 +247,7 @@ def _print_machine(p, file: Path) -> None:
                   f"the busiest resource is {b.label} ({b.utilization:.0%} busy).")
     if first.bill is not None:
         console.print(f"Monthly bill of #1: {_bill(first.bill)}")
+    _performance_plus(first.config)
     if len(p.candidates) > 1 or p.rejected:
         console.print("[bold]Why not the others[/]")
     for c in p.candidates[1:]:

@@ -18,7 +18,8 @@ VOLUME = "data"
 @dataclass(frozen=True)
 class DiskChoice:
     """``count`` disks of ``sku`` with host caching ``caching``; for Premium SSD v2 and Ultra
-    also the provisioned ``size`` (bytes), ``iops`` (ops/s) and ``bandwidth`` (bytes/s)."""
+    also the provisioned ``size`` (bytes), ``iops`` (ops/s) and ``bandwidth`` (bytes/s);
+    ``performance_plus`` when the disks are created with it (the SKU's expanded limits)."""
 
     sku: str
     count: int
@@ -26,19 +27,27 @@ class DiskChoice:
     size: int | None = None
     iops: float | None = None
     bandwidth: float | None = None
+    performance_plus: bool = False
 
     def to_json(self) -> dict:
         doc: dict = {"sku": self.sku, "count": self.count, "caching": self.caching}
         if self.size is not None:
             doc.update(size=self.size, iops=self.iops, bandwidth=self.bandwidth)
+        if self.performance_plus:
+            doc["performance_plus"] = True
         return doc
 
     def describe(self) -> str:
-        text = f"{self.count} × {self.sku}"
+        text = f"{self.count} × {self.sku}" + (" performance plus" if self.performance_plus else "")
         if self.size is not None:
             text += (f" ({format_size(self.size)}, {format_ops(self.iops or 0)}, "
                      f"{format_rate(self.bandwidth or 0)})")
         return text + (f", cache {self.caching}" if self.caching != "none" else "")
+
+    def group(self) -> DiskGroup:
+        """The scenario's disk group for this choice."""
+        return DiskGroup(sku=self.sku, count=self.count, caching=self.caching, size=self.size,  # type: ignore[arg-type]
+                         iops=self.iops, bandwidth=self.bandwidth, performance_plus=self.performance_plus)
 
 
 @dataclass(frozen=True)
@@ -132,9 +141,7 @@ class Config:
         loading rule raises :class:`~iolab.errors.RuleViolation` here.
         """
         if self.volumes:
-            volumes = {name: DiskVolume(disks=[DiskGroup(sku=d.sku, count=d.count, caching=d.caching,  # type: ignore
-                                                         size=d.size, iops=d.iops, bandwidth=d.bandwidth)
-                                               for d in groups], stripe_size=stripe_size)
+            volumes = {name: DiskVolume(disks=[d.group() for d in groups], stripe_size=stripe_size)
                        for name, groups in self.volumes}
             s = Scenario(req.file, Clients(count=self.clients, vm=self.vm), volumes, req.jobs,  # type: ignore
                          req.catalog, req.ignored)
@@ -146,9 +153,7 @@ class Config:
                                  throughput=sh.throughput if sh.manual else None, pool=sh.pool if sh.manual else None,
                                  large=sh.large, protocol=sh.protocol, nconnect=sh.nconnect)  # type: ignore[arg-type]
         else:
-            groups = [DiskGroup(sku=d.sku, count=d.count, caching=d.caching, size=d.size,  # type: ignore[arg-type]
-                                iops=d.iops, bandwidth=d.bandwidth) for d in self.disks]
-            volume = DiskVolume(disks=groups, stripe_size=stripe_size)
+            volume = DiskVolume(disks=[d.group() for d in self.disks], stripe_size=stripe_size)
         jobs = tuple(replace(j, volume=VOLUME) for j in req.jobs)
         s = Scenario(req.file, Clients(count=self.clients, vm=self.vm), {VOLUME: volume}, jobs, req.catalog,
                      req.ignored)

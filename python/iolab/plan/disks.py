@@ -126,11 +126,30 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
 def search_fixed(req: Requirements, wl: Workload, clients: Clients, st: Streams,
                  skus: list[DiskSku]) -> list[Batch]:
     """Every (fixed-size SKU, caching mode) family × eligible VM × count, stacked into one
-    batch (family by family, then VM by VM, then count by count) and evaluated at once."""
+    batch (family by family, then VM by VM, then count by count) and evaluated at once.
+
+    A SKU that offers performance plus is searched twice, with its standard and with its
+    expanded limits (same price), unless the search excludes it (``performance_plus: false``)."""
+    skus, plus = with_performance_plus(skus, req.search.performance_plus)
     rows = stack_rows(clients, skus, req.search.caching)
     if not len(rows.v):
         return []
-    return [_evaluate(req, wl, clients, st, skus, rows)]
+    return [_evaluate(req, wl, clients, st, skus, rows, plus)]
+
+
+def with_performance_plus(skus: list[DiskSku], search: bool) -> tuple[list[DiskSku], list[bool]]:
+    """The SKUs and, after each that offers performance plus (when ``search``), itself with
+    the expanded limits; and for each entry whether it is the performance plus one."""
+    out: list[DiskSku] = []
+    plus: list[bool] = []
+    for sku in skus:
+        out.append(sku)
+        plus.append(False)
+        if search and sku.performance_plus is not None:
+            out.append(sku.model_copy(update={"iops": sku.performance_plus.iops,
+                                              "bandwidth": sku.performance_plus.bandwidth}))
+            plus.append(True)
+    return out, plus
 
 
 def alike(clients: Clients) -> tuple[Clients, np.ndarray]:
@@ -242,7 +261,8 @@ def _demands(skus: list[DiskSku], part: np.ndarray) -> np.ndarray:
     return out
 
 
-def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku], rows: Rows) -> Batch:
+def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: list[DiskSku], rows: Rows,
+              plus: list[bool]) -> Batch:
     """The open model over every stacked row: evaluated once per (family, class of alike VMs,
     count) by :func:`_model`, then copied to each row; the cost is each row's own."""
     classes, few, at = by_class(cl, skus, req.search.caching, rows)
@@ -257,7 +277,8 @@ def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: l
 
     def config(i: int) -> Config:
         return Config(cl.ids[rows_v[i]], req.clients,
-                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]]),))
+                      (DiskChoice(skus[rows_s[i]].id, int(rows_n[i]), caching[rows.f[i]],
+                                  performance_plus=plus[rows_s[i]]),))
 
     def facts(i: int) -> list[tuple[str, str]]:
         return disk_facts(req, cl, int(rows_v[i]), int(rows_n[i]), skus[rows_s[i]])
@@ -265,7 +286,8 @@ def _evaluate(req: Requirements, wl: Workload, cl: Clients, st: Streams, skus: l
     def variant(i: int) -> tuple:
         return (cl.ids[rows_v[i]], skus[rows_s[i]].id, int(rows_n[i]))
 
-    families = Labels([f"{skus[k].id} caching {c}" for k, c in zip(rows.sku.tolist(), caching)], rows.f)
+    families = Labels([f"{skus[k].id}{' performance plus' if plus[k] else ''} caching {c}"
+                       for k, c in zip(rows.sku.tolist(), caching)], rows.f)
     return Batch("fixed-size disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,
                  path, rows_n, families)
 

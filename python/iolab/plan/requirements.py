@@ -172,7 +172,9 @@ class Search(FrozenModel):
 
     ``kind: disks``: VM sizes (``vms``, globs allowed) × disk SKUs (``skus``) × a count
     from 1 to the VM's maximum (or ``max_disks``) × host caching (``caching``), striped at
-    ``stripe_size``. ``kind: share``: services × levels × protocols × ``nconnect`` (default
+    ``stripe_size``; each SKU that offers performance plus is tried with it too (it costs
+    nothing more, but must be set when the disk is created) unless ``performance_plus`` is
+    false. ``kind: share``: services × levels × protocols × ``nconnect`` (default
     1, 2, 4, 8, 16) and, when ``vms`` is given, client VM sizes. ``kind: any`` (or
     ``[disks, share]``): both, ranked together; shares then always run on a client VM of
     the search (every VM size when ``vms`` is not given) and host caching defaults to every
@@ -185,6 +187,7 @@ class Search(FrozenModel):
     caching: list[Caching] = Field(default_factory=lambda: ["none"], min_length=1)
     max_disks: int | None = Field(None, ge=1, le=256)
     stripe_size: PositiveSize = 65536
+    performance_plus: bool = True
     services: list[ServiceName] | None = Field(None, min_length=1)
     levels: list[str] | None = Field(None, min_length=1)
     protocols: list[ProtocolName] | None = Field(None, min_length=1)
@@ -203,7 +206,7 @@ class Search(FrozenModel):
                 if name in given:
                     raise SchemaError(f"{name} applies to kind: share, not kind: disks", field=name)
         elif self.kind == "share":
-            for name in ("skus", "caching", "max_disks", "stripe_size"):
+            for name in ("skus", "caching", "max_disks", "stripe_size", "performance_plus"):
                 if name in given:
                     raise SchemaError(f"{name} applies to kind: disks, not kind: share", field=name)
         for i, n in enumerate(self.nconnect or ()):
