@@ -54,9 +54,9 @@ def test_program_switches_are_reported_as_ignored():
 
 def test_known_unmodelled_options_are_reported():
     (job,) = parse_cmdline("fio --name=a --norandommap --randrepeat=0 --thinktime=10ms --rate_iops=,300 --rw=randwrite")
-    assert job.ignored == ("norandommap", "randrepeat", "thinktime")
+    assert job.ignored == ("norandommap", "randrepeat")
     assert job.rate_iops == 300.0  # a write-only job takes the write rate
-    assert job.options["thinktime"] == "10ms"
+    assert job.options["thinktime"] == "10ms" and job.thinktime == pytest.approx(0.010)  # modelled
 
 
 def test_kb_base_on_the_command_line():

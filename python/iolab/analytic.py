@@ -72,6 +72,10 @@ class Chains:
                                        # time (1, or 1/m for m fork members run in parallel)
     laws: tuple[LoadLaw, ...] = ()     # the load delays' laws
     load: np.ndarray | None = None     # L[j, l]: passes of chain j's IO through law l's delay
+    think: np.ndarray | None = None    # per chain: seconds each slot waits between IOs (thinktime)
+
+    def thinking(self) -> np.ndarray:
+        return self.think if self.think is not None else np.zeros(len(self.jobs))
 
     def phi(self) -> np.ndarray:
         return self.overlap if self.overlap is not None else np.ones_like(self.demand)
@@ -124,7 +128,9 @@ def chains(network: Network) -> Chains:
     L = np.zeros((nj, len(laws)))
     for (j, l), n in passes.items():
         L[j, l] = n
-    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi, tuple(laws), L)
+    think = np.array([float(j.think) for j in network.jobs])
+    return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi, tuple(laws), L,
+                  think if think.any() else None)
 
 
 #: Load delays of one chain: (passes per IO, law, the IO's demand at the law's cap). The
@@ -485,12 +491,14 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     Background load (a host cache's lazy flush) inflates the demands it shares a cap with.
     A chain with a rate limit (fio's ``rate_iops``) waits between IOs: the think time ``T``
     is found so that the chain runs at its rate when the path allows more; the latency of
-    its IOs is then ``N / X − T``. Load delays follow their caps' utilization inside the
+    its IOs is then ``N / X − T``. A chain with a thinktime waits at least that long (its
+    ``think``), whatever its rate. Load delays follow their caps' utilization inside the
     MVA recursion (:func:`_loaded_rate`)."""
     N_eff = _effective_population(ch, network)
     U_bg = np.zeros(D.shape[1])
     X = np.zeros(D.shape[0])
-    T = np.zeros(D.shape[0])
+    think = ch.thinking()
+    T = think.copy()
     S = np.zeros(D.shape[0])  # wait for the flush when it cannot keep up (part of the latency)
     flushes = ch.background > 0
     limited = ch.rate is not None and bool(np.isfinite(ch.rate).any())
@@ -514,7 +522,7 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
             with np.errstate(divide="ignore", invalid="ignore"):
                 target = np.where(np.isfinite(ch.rate), N_eff / ch.rate, 0.0)
                 cycle = np.where(X > 0, N_eff / X, 0.0)
-            new_T = np.where(np.isfinite(ch.rate), np.maximum(0.0, T + target - cycle), 0.0)
+            new_T = np.where(np.isfinite(ch.rate), np.maximum(think, T + target - cycle), think)
             settled = settled and bool(np.allclose(new_T, T, rtol=1e-7, atol=1e-12))
             T = new_T
         new_bg = X @ ch.background

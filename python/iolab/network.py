@@ -255,7 +255,9 @@ class Class:
 class Job:
     """A fio job on one client: ``population`` IOs always outstanding (numjobs × iodepth, or
     numjobs for synchronous engines); ``rate`` (ops/s, whole job) when fio's rate_iops
-    limits it. ``name`` is unique in the network; ``group`` is the scenario's job name."""
+    limits it; ``think`` (seconds) the wait of each IO slot between an IO's completion and
+    the next issue (fio's thinktime, shared by the IOs between two stalls). ``name`` is
+    unique in the network; ``group`` is the scenario's job name."""
 
     name: str
     group: str
@@ -263,6 +265,7 @@ class Job:
     population: int
     working_set: int
     rate: float | None = None
+    think: float = 0.0
     arrival: Literal["uniform", "poisson"] = "uniform"
     sequential: bool = False
     block: int = 4096

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from .network import Network
     from .sim import Simulation
 
-__all__ = ["cap_loads", "BurstUse", "bursts", "WarmUp", "warm_ups", "BURSTING", "rate_bound", "rate_words"]
+__all__ = ["cap_loads", "BurstUse", "bursts", "WarmUp", "warm_ups", "BURSTING", "rate_bound", "rate_words",
+           "think_words"]
 
 #: a cap above this share of its sustained rate ran on burst credits
 BURSTING = 1.005
@@ -114,6 +115,23 @@ def rate_bound(network: Network, group_iops: dict[str, float], *, reach: float =
             unlimited.add(j.group)
     return [(g, lim) for g, lim in limits.items()
             if g not in unlimited and group_iops.get(g, 0.0) >= reach * lim]
+
+
+def think_words(network: Network) -> str | None:
+    """``the jobs' thinktime (fio's stall between IOs) holds it, not the storage: job app's
+    32 IO slots each wait 2 ms between IOs`` when some job thinks, else None."""
+    from .units import format_duration
+
+    slots: dict[str, list[float]] = {}
+    for j in network.jobs:
+        if j.think > 0:
+            s = slots.setdefault(j.group, [0.0, j.think])
+            s[0] += j.population
+    if not slots:
+        return None
+    jobs = "; ".join(f"job {g}'s {n:,.0f} IO slot{'s each' if n != 1 else ''} wait{'s' if n == 1 else ''} "
+                     f"{format_duration(z)} between IOs" for g, (n, z) in slots.items())
+    return f"the jobs' thinktime (fio's stall between IOs) holds it, not the storage: {jobs}"
 
 
 def rate_words(bound: list[tuple[str, float]]) -> str:

@@ -27,6 +27,8 @@ type Credit = (Option<f64>, Option<f64>);
 
 const NONE: u32 = u32::MAX;
 const ARRIVAL: u32 = 1 << 31;
+/// With [`ARRIVAL`]: a job's IO slot wakes from its think time (`ARRIVAL | WAKE | job`).
+const WAKE: u32 = 1 << 30;
 /// Most threads (IOs and fork branches) alive at once, beyond twice the closed jobs'
 /// populations, before a run stops as overloaded.
 pub const MAX_LIVE: usize = 4_000_000;
@@ -173,7 +175,12 @@ impl<'p> Engine<'p> {
                 self.close_interval();
             }
             if what & ARRIVAL != 0 {
-                self.arrival((what & !ARRIVAL) as usize);
+                let j = (what & !(ARRIVAL | WAKE)) as usize;
+                if what & WAKE != 0 {
+                    self.wake(j);
+                } else {
+                    self.arrival(j);
+                }
             } else {
                 self.walk(p, what); // inlined: one walk per event, most often
             }
@@ -297,9 +304,27 @@ impl<'p> Engine<'p> {
     /// Starts job `j`'s next IO now in a new thread.
     fn issue(&mut self, j: usize) {
         self.jobs[j].busy += 1;
+        self.resume(j);
+    }
+
+    /// Starts job `j`'s next IO now in a new thread, in a slot already counted busy.
+    fn resume(&mut self, j: usize) {
         let th = self.next_io(self.p, j);
         let t = self.alloc(th);
         self.stack.push(t);
+    }
+
+    /// A slot of job `j` ends its think time: a closed job issues its next IO in it; a
+    /// rate-limited one only when an arrival waits, else the slot is free.
+    fn wake(&mut self, j: usize) {
+        if self.p.jobs[j].rate.is_none() {
+            self.resume(j);
+        } else if self.jobs[j].backlog > 0 {
+            self.jobs[j].backlog -= 1;
+            self.resume(j);
+        } else {
+            self.jobs[j].busy -= 1;
+        }
     }
 
     /// Job `j`'s next IO, starting now: draws its class, looks its block up in the cache.
@@ -671,6 +696,13 @@ impl<'p> Engine<'p> {
                 tl: self.now,
             });
             self.stack.push(bg);
+        }
+        let think = at(&p.jobs, j).think;
+        if think > 0 {
+            // The slot stays busy while it thinks; its next IO (if any) starts at the wake.
+            self.free.push(tid);
+            self.heap.push(self.now + think, ARRIVAL | WAKE | j as u32);
+            return None;
         }
         let again = if at(&p.jobs, j).rate.is_none() {
             true

@@ -170,6 +170,10 @@ pub struct JobIn {
     pub working_set: u64,
     #[serde(default)]
     pub rate: Option<f64>,
+    /// Seconds each IO slot waits between an IO's completion and the next issue (fio's
+    /// thinktime, spread over the IOs between two stalls).
+    #[serde(default)]
+    pub think: f64,
     #[serde(default = "uniform")]
     pub arrival: Arrival,
     #[serde(default)]

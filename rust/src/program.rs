@@ -109,7 +109,7 @@ pub struct ClassDef {
     /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit
     /// class. (A lookup whose other outcome has no class of its own takes this one.)
     pub lookup: Option<(u32, bool)>,
-    /// An IO of a closed job without cache lookup and background work: when it completes,
+    /// An IO of a closed job without think time, cache lookup and background work: when it completes,
     /// its thread becomes its job's next IO at once (the common case, taken first).
     pub plain: bool,
 }
@@ -140,6 +140,8 @@ pub struct JobDef {
     pub population: u64,
     /// Arrivals per nanosecond when rate-limited.
     pub rate: Option<f64>,
+    /// Nanoseconds an IO slot waits after a completion before its next IO (0: none).
+    pub think: u64,
     pub poisson: bool,
     pub sequential: bool,
     /// Blocks of the working set (`fine`), tracked in groups of `coarse` blocks: `blocks`
@@ -276,6 +278,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             group,
             population: j.population,
             rate: j.rate.map(|r| r / 1e9),
+            think: crate::engine::nearest(j.think * 1e9),
             poisson: j.arrival == Arrival::Poisson,
             sequential: j.sequential,
             fine,
@@ -396,7 +399,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
     };
 
     for (j, job) in net.jobs.iter().enumerate() {
-        if job.rate.is_none() && !timed[j] {
+        if job.rate.is_none() && job.think == 0.0 && !timed[j] {
             return Err(SimError::new(
                 format!("network.jobs[{j}]"),
                 format!("the IOs of job '{}' take no time (no cap and no latency on their route)", job.name),
@@ -450,7 +453,8 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
         return Err(SimError::new("network.jobs", "the network has no job"));
     }
     for c in &mut p.classes {
-        let closed = p.jobs[c.job as usize].rate.is_none();
+        let job = &p.jobs[c.job as usize];
+        let closed = job.rate.is_none() && job.think == 0;
         c.plain = closed && c.lookup.is_none() && c.background.is_none() && c.dirty.is_none();
     }
     Ok(p)

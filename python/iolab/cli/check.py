@@ -40,13 +40,16 @@ def _volume_summary(vol) -> str:
 
 
 def scenario_summary(s: Scenario) -> dict:
+    from ..fio.summary import thinking
+
     return {
         "kind": "scenario",
         "file": s.file,
         "clients": {"count": s.clients.count, "vm": s.clients.vm},
         "volumes": {name: _volume_summary(v) for name, v in s.volumes.items()},
         "jobs": [{"name": j.name, "volume": j.volume, "rw": j.fio.rw, "bs": j.fio.bs, "iodepth": j.fio.iodepth,
-                  "numjobs": j.fio.numjobs, "ioengine": j.fio.ioengine, "outstanding": j.fio.outstanding}
+                  "numjobs": j.fio.numjobs, "ioengine": j.fio.ioengine, "outstanding": j.fio.outstanding,
+                  **thinking(j.fio)}
                  for j in s.jobs],
         "ignored": list(s.ignored),
     }
@@ -58,7 +61,7 @@ def check(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Validate a scenario, requirements or fio job file and summarise it."""
-    from ..fio.summary import is_jobfile
+    from ..fio.summary import is_jobfile, think_text
     from ..inputs import read_text
     from ..scenario import load_scenario
     from ..schema import load_yaml
@@ -79,6 +82,7 @@ def check(
         for j in doc["jobs"]:
             mix = f" {j['read_fraction']:.0%} reads" if 0 < j["read_fraction"] < 1 else ""
             rate = f", at most {format_ops(j['rate_iops'])} per job" if j["rate_iops"] else ""
+            rate += f", {think_text(j)}" if j["thinktime"] else ""
             console.print(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['ioengine']}, "
                           f"{j['outstanding']} in flight{rate}" + ("" if j["storage_io"] else " (no storage IO)"),
                           highlight=False, markup=False)
@@ -107,11 +111,13 @@ def check(
         for name, text in doc["volumes"].items():
             console.print(f"volume {name}: {text}")
         t = Table(header_style="bold")
-        for col in ("job", "volume", "rw", "bs", "iodepth", "numjobs", "ioengine", "in flight"):
+        thinks = any(j["thinktime"] for j in doc["jobs"])
+        for col in ("job", "volume", "rw", "bs", "iodepth", "numjobs", "ioengine", "in flight") + \
+                (("thinktime",) if thinks else ()):
             t.add_column(col)
         for j in doc["jobs"]:
             t.add_row(j["name"], j["volume"], j["rw"], format_block(j["bs"]), str(j["iodepth"]), str(j["numjobs"]),
-                      j["ioengine"], str(j["outstanding"]))
+                      j["ioengine"], str(j["outstanding"]), *((think_text(j) or "-",) if thinks else ()))
         console.print(t)
         if doc["ignored"]:
             console.print(f"[dim]fio options accepted but not modelled: {', '.join(doc['ignored'])}[/]")

@@ -83,13 +83,16 @@ def _rate_bound(p: Prediction) -> list[tuple[str, float]]:
 
 def explain(p: Prediction) -> str:
     """The bottleneck in one sentence."""
-    from ..readout import rate_words
+    from ..readout import rate_words, think_words
 
     b = p.solution.bottleneck
     if b.kind == "concurrency":
         bound = _rate_bound(p)
         if bound:
             return f"{_cap(rate_words(bound))} (busiest resource {b.utilization:.0%})."
+        thinking = think_words(p.network)
+        if thinking:
+            return f"{_cap(thinking)} (busiest resource {b.utilization:.0%}); {_reach(p)}."
         return (f"Nothing is saturated (busiest resource {b.utilization:.0%}): the workload keeps too few IOs "
                 f"in flight ({p.solution.outstanding:g}); {_reach(p)}.")
     if b.id.startswith("s"):

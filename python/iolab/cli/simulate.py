@@ -81,12 +81,16 @@ def bottleneck(sim: Simulation, loads: dict[str, float] | None = None) -> dict:
             "busiest": busiest.resource if busiest else None}
 
 
-def explain_bottleneck(b: dict, outstanding: int, bound: list[tuple[str, float]] = ()) -> str:  # type: ignore[assignment]
-    """The bottleneck line in words, as predict writes it (`bound`: jobs at fio's rate limit)."""
+def explain_bottleneck(b: dict, outstanding: int, bound: list[tuple[str, float]] = (),  # type: ignore[assignment]
+                       thinking: str | None = None) -> str:
+    """The bottleneck line in words, as predict writes it (`bound`: jobs at fio's rate limit;
+    `thinking`: the words for jobs with a thinktime)."""
     from ..readout import rate_words
 
     if b["kind"] == "concurrency" and bound:
         return f"{rate_words(list(bound))} (busiest resource {b['utilization']:.0%})"
+    if b["kind"] == "concurrency" and thinking:
+        return f"{thinking} (busiest resource {b['utilization']:.0%})"
     if b["kind"] == "concurrency":
         busiest = f"busiest: {b['busiest']}, {b['utilization']:.1%}" if b.get("busiest") else "no caps"
         return (f"nothing is saturated ({busiest}): the workload keeps too few IOs in flight ({outstanding:,}) "
@@ -118,7 +122,7 @@ def _merge(members: list[list]) -> list:
 
 def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show_all: bool = False,
            order: tuple[str, ...] = ()) -> None:
-    from ..readout import bursts, cap_loads, rate_bound, warm_ups
+    from ..readout import bursts, cap_loads, rate_bound, think_words, warm_ups
 
     console.print(_header(sim, path))
     t = Table(header_style="bold")
@@ -150,7 +154,8 @@ def _print(sim: Simulation, path: Path, network: Network, outstanding: int, show
                   "credits); busy: share of the time serving[/]")
     bound = rate_bound(network, {j.name: j.iops for j in sim.jobs} if sim.jobs else
                        {network.jobs[0].group: sim.total.iops})
-    console.print(f"[bold]Bottleneck:[/] {explain_bottleneck(bottleneck(sim, loads), outstanding, bound)}")
+    console.print(f"[bold]Bottleneck:[/] "
+                  f"{explain_bottleneck(bottleneck(sim, loads), outstanding, bound, think_words(network))}")
     for u in used:
         left = "" if u.left is None else f"; {u.left:.1%} of its credits left at the end"
         empty = "" if u.empty_in is None else f", empty in about {format_duration(u.empty_in)} at this rate"

@@ -68,7 +68,7 @@ class Builder:
         rate = fio.rate_iops * fio.numjobs if fio.rate_iops else None
         self.jobs.append(Job(
             name=name, group=fio.name, client=client, population=fio.outstanding,
-            working_set=max(int(working_set), fio.bs), rate=rate,
+            working_set=max(int(working_set), fio.bs), rate=rate, think=fio.think,
             arrival="poisson" if fio.rate_process == "poisson" else "uniform",
             sequential=fio.rw in SEQUENTIAL, block=fio.bs,
         ))

@@ -125,8 +125,14 @@ def read_ahead(b: Builder, name: str, vol: ShareVolume, proto: Protocol, fio: Fi
            f"of {format_size(request)} in flight per stream ({format_size(window)} window); IOPS count "
            f"those requests{limit}")
     options = {k: v for k, v in fio.options.items() if k not in ("bssplit", "bsrange")}
+    think: dict = {}
+    if fio.thinktime:
+        # the application's stalls, spread over the requests its reads become: as many
+        # requests a second as its reads make while it mostly waits
+        think = {"thinktime": fio.think * depth / (requests_per_io(vol, proto, fio) * fio.depth),
+                 "thinktime_blocks": depth}
     return fio.replace(bs=request, bs_write=None, iodepth=depth, ioengine="libaio", options=options,
-                       rate_iops=rate)
+                       rate_iops=rate, **think)
 
 
 def connection_costs(proto: Protocol, vol: ShareVolume) -> tuple[float, float, float]:

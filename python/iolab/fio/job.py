@@ -45,6 +45,7 @@ LIMITS: dict[str, int | float] = {
     "runtime": 366 * 86400.0,  # a year
     "ramp_time": 366 * 86400.0,
     "rate_iops": 1e12,
+    "thinktime": 366 * 86400.0,  # a year
 }
 WRITE_MODES = frozenset({"write", "randwrite", "rw", "randrw", "trimwrite", "randtrimwrite"})
 
@@ -57,7 +58,9 @@ class FioJob:
     in seconds; ``rate_iops`` in IOs/s per job (``None``: no cap), the job's whole rate under
     fio's ``rate_iops``/``rate`` caps; ``rate_read_share`` (0..1) the share of reads when a
     mixed job's caps on both directions set its mix instead of ``rwmixread`` (fio then runs
-    each direction at its own cap). ``options`` holds every
+    each direction at its own cap). ``thinktime`` (seconds, ``None``: none) is fio's stall
+    after every ``thinktime_blocks`` IOs: fio waits for them to complete, then sleeps, so at
+    most ``thinktime_blocks`` IOs are in flight. ``options`` holds every
     option the job was given after merging ``[global]`` (keys are fio's canonical names, so
     ``readwrite`` is keyed ``rw``; values the raw text; a flag given without a value has ``""``). ``ignored`` names the
     options fio knows but iolab does not model, so they can be reported to the user.
@@ -84,6 +87,8 @@ class FioJob:
     rate_iops: float | None = None
     rate_read_share: float | None = None
     rate_process: str = "linear"
+    thinktime: float | None = None
+    thinktime_blocks: int = 1
     directory: str | None = None
     filename: str | None = None
     stonewall: bool = False
@@ -101,24 +106,25 @@ class FioJob:
         if rw is None:
             raise bad("rw", f"unknown rw {self.rw!r}; expected one of {', '.join(sorted(set(RW_MODES.values())))}")
         object.__setattr__(self, "rw", rw)
-        for name in ("rwmixread", "bs", "bs_write", "iodepth", "numjobs", "size", "filesize", "nrfiles"):
+        for name in ("rwmixread", "bs", "bs_write", "iodepth", "numjobs", "size", "filesize", "nrfiles",
+                     "thinktime_blocks"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise bad(name, f"{name} must be a whole number, got {value!r}")
-        for name in ("runtime", "ramp_time", "rate_iops"):
+        for name in ("runtime", "ramp_time", "rate_iops", "thinktime"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise bad(name, f"{name} must be a number, got {value!r}")
         if not 0 <= self.rwmixread <= 100:
             raise bad("rwmixread", f"rwmixread must be 0..100 (percent), got {self.rwmixread}")
-        for name in ("bs", "iodepth", "numjobs", "nrfiles"):
+        for name in ("bs", "iodepth", "numjobs", "nrfiles", "thinktime_blocks"):
             if getattr(self, name) < 1:
                 raise bad(name, f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("bs_write", "size", "filesize"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise bad(name, f"{name} must be at least 1 byte, got {value}")
-        for name in ("runtime", "ramp_time", "rate_iops"):
+        for name in ("runtime", "ramp_time", "rate_iops", "thinktime"):
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise bad(name, f"{name} must not be negative, got {value}")
@@ -153,9 +159,25 @@ class FioJob:
         return self.ioengine in SYNC_ENGINES
 
     @property
+    def depth(self) -> int:
+        """IOs one clone keeps in flight: 1 for synchronous engines, else ``iodepth``; with a
+        ``thinktime``, never more than ``thinktime_blocks`` (fio stalls after that many)."""
+        depth = 1 if self.synchronous else self.iodepth
+        return min(depth, self.thinktime_blocks) if self.thinktime else depth
+
+    @property
     def outstanding(self) -> int:
-        """IOs in flight when the job runs flat out: numjobs × (1 if synchronous else iodepth)."""
-        return self.numjobs * (1 if self.synchronous else self.iodepth)
+        """IOs in flight when the job runs flat out: numjobs × :attr:`depth`."""
+        return self.numjobs * self.depth
+
+    @property
+    def think(self) -> float:
+        """Seconds each IO slot waits, on average, between an IO's completion and the next
+        issue: fio stalls ``thinktime`` once per ``thinktime_blocks`` IOs, which the
+        :attr:`depth` slots share (0 without a thinktime)."""
+        if not self.thinktime:
+            return 0.0
+        return self.thinktime * self.depth / self.thinktime_blocks
 
     @property
     def reads(self) -> bool:
@@ -278,6 +300,13 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
             job["filesize"] = _positive(opt, _range_mid(opt, text, kb_base, fail), fail)
         elif opt in ("runtime", "ramp_time"):
             job[opt] = read(opt, parse_fio_time)
+        elif opt in ("thinktime", "thinktime_spin"):
+            job[opt] = read(opt, lambda t: parse_fio_time(t, bare="us"))
+        elif opt == "thinktime_blocks":
+            job[opt] = integer(opt, 1)
+        elif opt == "thinktime_blocks_type":
+            if text not in ("complete", "issue"):
+                raise fail(opt, f"thinktime_blocks_type must be complete or issue, got {text!r}")
         elif opt == "rate_process":
             if text not in ("linear", "poisson"):
                 raise fail(opt, f"rate_process must be linear or poisson, got {text!r}")
@@ -289,6 +318,14 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt in FLAGS:  # time_based, stonewall, group_reporting
             job[opt] = flag(opt)
         # name, description, kb_base: read above or carry no model meaning
+    spin = job.pop("thinktime_spin", None)
+    if job.get("thinktime"):
+        # fio spins for thinktime_spin, then sleeps what is left of thinktime: the stall
+        # lasts the longer of the two
+        job["thinktime"] = max(float(job["thinktime"]), float(spin or 0.0))  # type: ignore[arg-type]
+    else:
+        job.pop("thinktime", None)
+        job.pop("thinktime_blocks", None)  # without a thinktime, fio never stalls
     iops_caps, byte_caps = job.pop("_rate_iops", None), job.pop("_rate", None)
     if iops_caps is not None or byte_caps is not None:
         for d, direction in enumerate(("reads", "writes", "trims")):

@@ -91,6 +91,10 @@ _MODELLED = [
     OptionSpec("rate_iops", "ints", "IOPS cap per job: read[,write[,trim]]"),
     OptionSpec("rate", "sizes", "bandwidth cap per job in bytes/s: read[,write[,trim]]"),
     OptionSpec("rate_process", "str", "linear (evenly spaced) or poisson arrivals under rate_iops"),
+    OptionSpec("thinktime", "time", "stall after every thinktime_blocks IOs, once they complete (bare number: µs)"),
+    OptionSpec("thinktime_blocks", "int", "IOs issued between stalls (default 1); caps the IOs in flight"),
+    OptionSpec("thinktime_spin", "time", "the part of the stall spent spinning on a core (bare number: µs)"),
+    OptionSpec("thinktime_blocks_type", "str", "complete (default) or issue: which IOs count towards a stall"),
     OptionSpec("directory", "str", "directory where the job's files are created"),
     OptionSpec("filename", "str", "file or device name(s), ':'-separated"),
     OptionSpec("stonewall", "flag", "wait for the jobs before it to finish, then start"),
@@ -366,8 +370,9 @@ def parse_fio_size(text: str, kb_base: int = 1024) -> int:
     return parse_fio_int(text, kb_base)
 
 
-def parse_fio_time(text: str) -> float:
-    """Read a fio time into seconds: a bare number is seconds; suffixes d, h, m, s, ms, us.
+def parse_fio_time(text: str, bare: str = "s") -> float:
+    """Read a fio time into seconds: a bare number is in ``bare`` (seconds, or ``us`` for
+    the options fio keeps in microseconds, such as ``thinktime``); suffixes d, h, m, s, ms, us.
 
     Suffixes are case-insensitive (``1M`` is one minute, as in fio). Raises UnitError.
     """
@@ -376,7 +381,7 @@ def parse_fio_time(text: str) -> float:
     unit = m.group("unit").lower() if m else ""
     if not m or unit not in _TIME:
         raise UnitError(f"{raw!r} is not a fio time (examples: 30, 500ms, 250us, 10m, 1h)")
-    mult, div = _TIME[unit]
+    mult, div = _TIME[unit or bare]
     return float(m.group("num")) * mult / div
 
 

@@ -31,12 +31,28 @@ def is_jobfile(path: Path, text: str) -> bool:
     return False
 
 
+def thinking(job: FioJob) -> dict[str, Any]:
+    """A job's ``thinktime`` (seconds, None when none) and ``thinktime_blocks``."""
+    return {"thinktime": job.thinktime, "thinktime_blocks": job.thinktime_blocks}
+
+
+def think_text(job: dict[str, Any]) -> str:
+    """``stalls 1 ms after every 4 IOs`` for a summary's job with a thinktime, else ``""``."""
+    from ..units import format_duration
+
+    if not job.get("thinktime"):
+        return ""
+    n = job["thinktime_blocks"]
+    return f"stalls {format_duration(job['thinktime'])} after every {'IO' if n == 1 else f'{n:,} IOs'}"
+
+
 def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     """`iolab check --json` for a job file: ``kind``, ``file``, ``jobs`` (each ``name``,
     ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``ioengine``, ``outstanding``, ``storage_io``,
-    ``read_fraction`` (the share of reads, 0..1) and ``rate_iops`` (the cap on one job's IOs/s
-    from fio's ``rate_iops``/``rate``, null when none)) and ``ignored`` (options accepted but
-    not modelled, once each)."""
+    ``read_fraction`` (the share of reads, 0..1), ``rate_iops`` (the cap on one job's IOs/s
+    from fio's ``rate_iops``/``rate``, null when none), ``thinktime`` (seconds, null when
+    none) and ``thinktime_blocks``) and ``ignored`` (options accepted but not modelled, once
+    each)."""
     ignored: dict[str, None] = {}
     for job in jobs:
         ignored.update(dict.fromkeys(job.ignored))
@@ -44,7 +60,7 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
         "kind": "fio job file", "file": file,
         "jobs": [{"name": j.name, "rw": j.rw, "bs": j.bs, "iodepth": j.iodepth, "numjobs": j.numjobs,
                   "ioengine": j.ioengine, "outstanding": j.outstanding, "storage_io": j.storage_io,
-                  "read_fraction": j.read_fraction, "rate_iops": j.rate_iops}
+                  "read_fraction": j.read_fraction, "rate_iops": j.rate_iops, **thinking(j)}
                  for j in jobs],
         "ignored": list(ignored),
     }
