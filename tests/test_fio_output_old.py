@@ -38,7 +38,7 @@ def test_without_total_ios_latency_is_weighted_by_ios():
     w_slow["iops"], w_slow["runtime"] = 1000.0, 1000  # 1000 IOs in 1 s
     for block, mean in ((w_fast, 100.0), (w_slow, 900.0)):  # microseconds in fio 2.x
         for key in ("clat", "lat"):
-            block[key]["mean"] = mean
+            block[key].update(mean=mean, min=mean / 2, max=mean * 2)  # a mean within its min and max
             block[key].pop("N", None)
     doc["jobs"] = [fast, slow]
     _strip_total_ios(doc)

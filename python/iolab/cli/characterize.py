@@ -63,6 +63,9 @@ def characterize(
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")
+        if device:
+            raise SchemaError("--device picks among the devices of telemetry files; --live samples one device or "
+                              "mount already: give it there (--live DEVICE|MOUNT)", field="--device")
         trace = _live(live, _duration(duration or "10m", "--duration"), step or 5.0, quiet=json_)
     else:
         refuse_alone("--duration", duration, "with --live (how long it samples)")

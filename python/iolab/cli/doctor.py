@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ..errors import SchemaError
 from ..units import format_duration, format_ops, format_rate
-from .common import JSON_OPTION, console, print_json
+from .common import JSON_OPTION, console, print_json, warn
 
 SEVERITY_STYLE = {"fix": "bold red", "warn": "yellow", "info": "cyan"}
 
@@ -36,6 +36,7 @@ def doctor(
     if not root.is_dir():
         raise SchemaError(f"{str(root)!r} is not a directory", field="--root")
     data = None
+    given = service
     if scenario is not None:
         from ..scenario import load_scenario
 
@@ -48,9 +49,18 @@ def doctor(
     system = read_system(root, service=service)
     findings = diagnose(system, data, str(scenario) if scenario else "scenario",
                         scenario.parent if scenario else Path("."))
+    unused = []
+    if given is not None and not system.hinted:
+        from ..traps import Trap
+
+        unused.append(Trap(f"--service {given} changed nothing: no NFS or SMB mount under {root} is served by an "
+                           "address (a mount names its service by its server's name, or there is none)", None,
+                           "--service"))
+    warnings = warn(unused)
     if json_:
         doc = system.to_json()
         doc["findings"] = [f.to_json() for f in findings]
+        doc["warnings"] = warnings
         print_json(doc)
         return
     _print(system, findings)

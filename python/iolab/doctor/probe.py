@@ -100,6 +100,8 @@ class System:
     devices: list[Device]
     sunrpc: dict[str, int | None]
     max_session_slots: int | None
+    hinted: int = 0
+    """Mounts whose service came from ``read_system``'s ``service`` (their server is an address)."""
 
     def kernel_at_least(self, major: int, minor: int) -> bool | None:
         m = re.match(r"^(\d+)\.(\d+)", self.kernel or "")
@@ -241,6 +243,7 @@ def read_system(root: str | Path = "/", *, service: str | None = None) -> System
     mounts whose server does not say (an IP address)."""
     r = _Root(Path(root))
     mounts = _mounts(r)
+    hinted = 0
     stats_text = r.text("proc/self/mountstats")
     if stats_text is not None:
         stats = parse_mountstats(list(enumerate(stats_text.splitlines(), 1)), str(r.path("proc/self/mountstats")))
@@ -255,6 +258,7 @@ def read_system(root: str | Path = "/", *, service: str | None = None) -> System
             m.read_ahead_kb = r.integer(f"sys/class/bdi/{m.majmin}/read_ahead_kb")
         if service and m.service == "unknown":
             m.service = service
+            hinted += 1
     cifs = [m for m in mounts if not m.nfs]
     if cifs:
         dbg = r.text("proc/fs/cifs/DebugData")
@@ -268,4 +272,4 @@ def read_system(root: str | Path = "/", *, service: str | None = None) -> System
         sunrpc["tcp_max_slot_table_entries"] = r.integer("sys/module/sunrpc/parameters/tcp_max_slot_table_entries")
     kernel = r.text("proc/sys/kernel/osrelease")
     return System(str(root), kernel.strip() if kernel else None, mounts, _devices(r), sunrpc,
-                  r.integer("sys/module/nfs/parameters/max_session_slots"))
+                  r.integer("sys/module/nfs/parameters/max_session_slots"), hinted)

@@ -31,6 +31,10 @@ __all__ = ["parse_output"]
 
 _START = re.compile(r"^\{", re.M)
 _MAX_COUNT = 2**63 - 1  # fio's counters are 64-bit
+#: More than any run reports: one machine's fio issues tens of millions of IOs a second at
+#: most (ioengine=null, every core), and moves at most that many of its largest blocks.
+_MAX_IOPS = 1e11
+_MAX_BANDWIDTH = 1e21  # bytes/s
 _BUCKETS = {"latency_ns": 1e9, "latency_us": 1e6, "latency_ms": 1e3}  # units per second
 
 
@@ -44,7 +48,8 @@ class _Doc:
     def fail(self, path: str, message: str) -> SchemaError:
         return SchemaError(message, file=self.source, field=path.lstrip("."))
 
-    def num(self, obj: Mapping[str, Any], key: str, path: str, default: float | None = 0.0) -> float:
+    def num(self, obj: Mapping[str, Any], key: str, path: str, default: float | None = 0.0,
+            most: float | None = None, what: str = "") -> float:
         value = obj.get(key, default)
         if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
             if value is None and default is None:
@@ -54,6 +59,9 @@ class _Doc:
             raise self.fail(f"{path}.{key}", f"expected a finite number, got {value!r}")
         if value < 0:  # fio reports no negative figure: counts, rates, times, percentages
             raise self.fail(f"{path}.{key}", f"expected a number of at least 0, got {value!r}")
+        if most is not None and value > most:
+            raise self.fail(f"{path}.{key}", f"{value:g} {what} is more than any fio run reports (at most {most:g}): "
+                                             "not the output of a real run")
         return float(value)
 
     def whole(self, obj: Mapping[str, Any], key: str, path: str) -> int:
@@ -83,6 +91,9 @@ class _Doc:
         values = {k: self.num(stats, k, where) for k in ("mean", "stddev", "min", "max")}
         if samples == 0 or (samples is None and not any(values.values())):
             return None
+        if values["max"] > 0 and not values["min"] * (1 - 1e-9) <= values["mean"] <= values["max"] * (1 + 1e-9):
+            raise self.fail(f"{where}.mean", f"the mean ({values['mean']:g}) is outside min ({values['min']:g}) "
+                                             f"and max ({values['max']:g}): not the output of a real run")
         percentiles: dict[float, float] = {}
         raw = self.obj(stats, "percentile", where) or {}
         for pct_text, value in raw.items():
@@ -92,6 +103,11 @@ class _Doc:
                 raise self.fail(f"{where}.percentile", f"percentile key {pct_text!r} is not a number") from None
             if pct > 0:
                 percentiles[pct] = self.num(raw, pct_text, f"{where}.percentile") / scale
+        ordered = sorted(percentiles.items())
+        for (p1, v1), (p2, v2) in zip(ordered, ordered[1:]):
+            if v2 < v1:
+                raise self.fail(f"{where}.percentile", f"the {p2:g}th percentile ({v2 * scale:g}) is below the "
+                                                       f"{p1:g}th ({v1 * scale:g}): not the output of a real run")
         bins = None
         raw_bins = self.obj(stats, "bins", where)
         if raw_bins and self.major >= 3:
@@ -113,7 +129,7 @@ class _Doc:
         io_bytes = self.num(block, "io_bytes", where)
         if "io_kbytes" not in block and self.major < 3:
             io_bytes *= 1024  # fio 2.x reported io_bytes in KiB
-        iops = self.num(block, "iops", where)
+        iops = self.num(block, "iops", where, most=_MAX_IOPS, what="IOPS")
         runtime = self.num(block, "runtime", where) / 1000.0
         clat, lat = self.latency(block, where, "clat"), self.latency(block, where, "lat")
         if "total_ios" in block:
@@ -125,8 +141,8 @@ class _Doc:
             total_ios = int(samples) if samples else int(round(iops * runtime))
         if total_ios == 0 and io_bytes == 0:
             return None
-        bandwidth = (self.num(block, "bw_bytes", where) if "bw_bytes" in block
-                     else self.num(block, "bw", where) * 1024.0)
+        bandwidth = (self.num(block, "bw_bytes", where, most=_MAX_BANDWIDTH, what="bytes/s") if "bw_bytes" in block
+                     else self.num(block, "bw", where, most=_MAX_BANDWIDTH / 1024, what="KiB/s") * 1024.0)
         return DirectionResult(
             iops=iops, bandwidth=bandwidth, io_bytes=int(io_bytes), total_ios=total_ios, runtime=runtime,
             clat=clat, lat=lat, slat=self.latency(block, where, "slat"),

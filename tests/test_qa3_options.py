@@ -1,0 +1,42 @@
+"""Options that would change nothing: `doctor --service` on a machine where no share mount is
+served by an address warns (exit 0, listed under the JSON's warnings); `characterize
+--device` with `--live` is refused (exit 2, the option named)."""
+
+from __future__ import annotations
+
+import shutil
+
+from conftest import DATA
+
+
+def _no_shares(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(DATA / "doctor" / "nfs-client", root)
+    info = root / "proc" / "self" / "mountinfo"
+    lines = [ln for ln in info.read_text().splitlines(keepends=True) if " - nfs" not in ln and " - cifs" not in ln]
+    info.write_text("".join(lines))
+    return root
+
+
+def test_doctor_service_without_an_address_served_mount_warns(iolab, tmp_path):
+    root = _no_shares(tmp_path)
+    r = iolab("doctor", "--root", str(root), "--service", "gcnv")
+    assert r.code == 0
+    assert r.err == (f"warning: --service: --service gcnv changed nothing: no NFS or SMB mount under {root} is "
+                     "served by an address (a mount names its service by its server's name, or there is none)\n")
+    doc = iolab("doctor", "--root", str(root), "--service", "gcnv", "--json").json()
+    assert doc["mounts"] == [] and [w["field"] for w in doc["warnings"]] == ["--service"]
+
+
+def test_doctor_service_that_names_a_mount_does_not_warn(iolab):
+    r = iolab("doctor", "--root", str(DATA / "doctor" / "nfs-client"), "--service", "gcnv", "--json")
+    assert r.code == 0 and r.err == ""
+    doc = r.json()
+    assert doc["warnings"] == [] and any(m["service"] == "gcnv" for m in doc["mounts"])
+
+
+def test_characterize_live_with_device_is_refused(iolab, tmp_path):
+    r = iolab("characterize", "--live", str(tmp_path), "--device", "sda")
+    assert r.code == 2 and r.out == ""
+    assert r.err == ("error: --device: --device picks among the devices of telemetry files; --live samples one "
+                     "device or mount already: give it there (--live DEVICE|MOUNT)\n")
