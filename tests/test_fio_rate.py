@@ -47,11 +47,35 @@ def test_caps_per_direction(options, rate, reads):
     assert job.read_fraction == pytest.approx(reads)
 
 
-def test_one_direction_capped_in_a_mixed_job_is_listed_as_not_modelled():
+def test_one_direction_capped_in_a_mixed_job_is_read_as_that_cap():
     job = _job("rw=randrw\nrate=1m,")
-    assert job.rate_iops is None and job.read_fraction == 0.5
-    assert "rate" in job.ignored  # and warned about (tests/test_qa2_pace.py)
-    assert "rate_iops" in _job("rw=randrw\nrate_iops=,50").ignored
+    assert job.rate_iops is None and job.read_fraction == 0.5   # before the model settles the mix
+    assert job.capped_reads == pytest.approx(128) and job.capped_writes is None  # 1 MiB/s of 8 KiB reads
+    assert "rate" not in job.ignored
+    writes = _job("rw=randrw\nrate_iops=,50")
+    assert (writes.capped_reads, writes.capped_writes, writes.ignored) == (None, 50, ())
+
+
+def test_predict_runs_the_capped_direction_at_its_cap_and_the_other_flat_out(iolab, tmp_path):
+    # DS13 + 4 × P30, randrw 70/30 with reads capped at 500/s: the reads run at 500 and the
+    # writes take what the path leaves (fio switches to a write whenever the reads are ahead)
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.format(job="rw: randrw, rwmixread: 70, rate_iops: '500,'"))
+    doc = iolab("predict", str(path), "--json").json()
+    assert doc["read"]["iops"] == pytest.approx(500, rel=1e-3)
+    assert doc["write"]["iops"] > 10 * 500
+    assert doc["warnings"] == []
+    flat = tmp_path / "flat.yaml"
+    flat.write_text(SCENARIO.format(job="rw: randwrite"))
+    # nearly all the job's IOs are writes: it runs within 10 % of the same job writing only
+    assert doc["iops"] == pytest.approx(iolab("predict", str(flat), "--json").json()["iops"], rel=0.10)
+    sim = iolab("simulate", str(path), "--json", "--ios", "100000", "--seed", "2").json()
+    assert sim["read"]["iops"] == pytest.approx(500, rel=0.05)
+    assert sim["iops"] == pytest.approx(doc["iops"], rel=0.05)
+    # a cap the path does not reach at rwmixread leaves the mix alone
+    path.write_text(SCENARIO.format(job="rw: randrw, rwmixread: 70, rate_iops: '100000,'"))
+    loose = iolab("predict", str(path), "--json").json()
+    assert loose["read"]["iops"] / loose["iops"] == pytest.approx(0.70, abs=1e-4)  # figures rounded to 0.1
 
 
 def test_rate_and_rate_iops_on_one_direction_are_refused_like_fio(iolab, tmp_path):
@@ -90,6 +114,24 @@ def test_check_shows_the_mix_and_the_cap(iolab):
 FIO = shutil.which("fio")
 
 
+def test_fio_runs_the_uncapped_direction_flat_out(iolab, tmp_path):
+    """fio itself (ioengine=null): with the reads of a randrw job capped, the reads keep their
+    cap and the writes run far past it; iolab on a device of 1 µs says the same."""
+    assert FIO is not None, "fio is missing: make test installs it"
+    out = subprocess.run([FIO, "--name=j", "--ioengine=null", "--size=1g", "--runtime=1", "--time_based",
+                          "--output-format=json", "--rw=randrw", "--rwmixread=70", "--rate_iops=500,"],
+                         capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    got = json.loads(out)["jobs"][0]
+    assert got["read"]["iops"] == pytest.approx(500, rel=0.03)
+    assert got["write"]["iops"] > 100 * got["read"]["iops"]
+    path = tmp_path / "s.yaml"
+    path.write_text("version: 1\nvolumes: {dev: {device: {read_latency: 1us, write_latency: 1us}}}\n"
+                    "jobs: [{fio: '--name=j --rw=randrw --rwmixread=70 --rate_iops=500,'}]\n")
+    doc = iolab("predict", str(path), "--json").json()
+    assert doc["read"]["iops"] == pytest.approx(500, rel=1e-3)
+    assert doc["write"]["iops"] > 100 * doc["read"]["iops"]
+
+
 @pytest.mark.skipif(FIO is None, reason="fio is not installed (make test installs it)")
 @pytest.mark.parametrize("options", ["--rw=randrw --rwmixread=70 --rate_iops=500,100",
                                      "--rw=randrw --rwmixread=70 --rate_iops=300",
@@ -105,3 +147,13 @@ def test_fio_paces_as_iolab_reads_it(options):
     total = got["read"]["iops"] + got["write"]["iops"]
     assert total == pytest.approx(job.rate_iops, rel=0.03)
     assert got["read"]["iops"] / total == pytest.approx(job.read_fraction, abs=0.02)
+
+
+def test_check_shows_a_one_direction_cap(iolab):
+    path = DATA / "fio" / "jobs" / "rate-one-direction.fio"
+    r = iolab("check", str(path))
+    assert r.code == 0 and r.err == ""
+    assert ("job reads-capped: randrw 70% reads, 8 KiB, libaio, 16 in flight, reads at most 500 IOPS per job "
+            "(writes flat out)") in r.out
+    (j,) = iolab("check", str(path), "--json").json()["jobs"]
+    assert (j["rate_iops"], j["capped_reads"], j["capped_writes"], j["read_fraction"]) == (None, 500, None, 0.7)

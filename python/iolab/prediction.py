@@ -102,8 +102,63 @@ def _figures(iops: float, bandwidth: float, latency: float) -> dict:
             "latency": {"mean": round(latency, 9) if math.isfinite(latency) else None}}
 
 
+def settle_mixes(scenario: Scenario) -> Scenario:
+    """The scenario with the mix of each mixed job whose reads (or writes) alone are capped
+    (fio's ``rate_iops=500,`` on a randrw job) settled as fio settles it: fio issues the capped
+    direction at its cap whenever the path would give it more, and the other direction flat
+    out; a share ``rwmixread`` does not reach is kept. The read share ``f`` of such a job is
+    the root of ``f X(f) = cap`` (reads capped) or ``(1 − f) X(f) = cap`` (writes), ``X`` the
+    job's IOPS at that share, found by bisection; several such jobs are settled in turn
+    until none moves. Other scenarios are returned as they are."""
+    capped = [i for i, j in enumerate(scenario.jobs) if j.fio.capped_reads or j.fio.capped_writes]
+    if not capped:
+        return scenario
+    clones = scenario.clients.count
+    jobs = list(scenario.jobs)
+
+    def at(i: int, share: float) -> float:
+        """Job i's IOPS (all clients) with read share `share`, the other jobs as they stand."""
+        trial = list(jobs)
+        trial[i] = replace(jobs[i], fio=jobs[i].fio.replace(rate_read_share=share))
+        solution = solve(compile_scenario(scenario.replace_jobs(tuple(trial))))
+        name = jobs[i].fio.name
+        return sum(x for j, x in solution.job_iops.items() if j == name or j.startswith(name + "@"))
+
+    for _ in range(4):
+        moved = False
+        for i in capped:
+            fio = jobs[i].fio
+            mix = fio.rwmixread / 100.0
+            reads = fio.capped_reads is not None
+            cap = (fio.capped_reads if reads else fio.capped_writes) * fio.numjobs * clones  # type: ignore[operator]
+
+            def over(share: float) -> float:  # the capped direction's IOPS above its cap
+                return (share if reads else 1.0 - share) * at(i, share) - cap
+
+            lo, hi = (0.0, mix) if reads else (mix, 1.0)
+            if over(mix) <= 0:
+                share = mix   # the cap is not reached at rwmixread: fio keeps its mix
+            else:
+                for _step in range(60):
+                    mid = 0.5 * (lo + hi)
+                    if (over(mid) > 0) == reads:
+                        hi = mid
+                    else:
+                        lo = mid
+                    if hi - lo <= 1e-5 * (hi if reads else 1.0 - lo):  # the capped share to 0.001 %
+                        break
+                share = 0.5 * (lo + hi)
+            old = fio.rate_read_share
+            moved = moved or old is None or abs(old - share) > 1e-4
+            jobs[i] = replace(jobs[i], fio=fio.replace(rate_read_share=share))
+        if not moved or len(capped) == 1:
+            break
+    return scenario.replace_jobs(tuple(jobs))
+
+
 def predict(scenario: Scenario) -> Prediction:
     """Compile and solve a scenario (pure and deterministic)."""
+    scenario = settle_mixes(scenario)
     network = compile_scenario(scenario)
     solution = solve(network)
     ch = chains(network)

@@ -8,9 +8,8 @@ becomes a warning (the input is still used as written), printed as
   ...) as powers of 1000, so ``bs=4KiB`` is 4,000 bytes (``4k`` is 4,096).
 - A latency given as a bare number (``latency: 2``): read as seconds.
 - A fio option that changes how fast a job issues IO (``thinktime_iotime``, ``flow``,
-  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``, and ``rate`` or
-  ``rate_iops`` capping only one direction of a mixed job) but that the model does not
-  take: the prediction is for the job without it.
+  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``) but that the
+  model does not take: the prediction is for the job without it.
 """
 
 from __future__ import annotations
@@ -141,8 +140,6 @@ def job_traps(jobs: Iterable[Any], raw_jobs: Any, *, file: str | None, base: Pat
 #: fio options that change a job's pace, with what they do; when the model does not take one
 #: (it is in the job's ``ignored``) and its value is not a no-op, a warning says so.
 UNMODELLED_PACE = {
-    "rate": "caps only one direction of a mixed job (fio then issues the other flat out)",
-    "rate_iops": "caps only one direction of a mixed job (fio then issues the other flat out)",
     "thinktime_iotime": "stalls after a stretch of time rather than after thinktime_blocks IOs",
     "flow": "throttles jobs against each other",
     "startdelay": "starts jobs later than the others",

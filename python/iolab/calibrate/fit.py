@@ -94,12 +94,13 @@ def _simulated(s: Scenario, obs: Observation, ios: int) -> dict[str, Any]:
     from dataclasses import replace
 
     from ..compile import compile_scenario
+    from ..prediction import settle_mixes
     from ..sim import simulate
 
     by_name = {job.name: job for job in obs.jobs}
     jobs = tuple(replace(sj, fio=by_name[sj.name]) for sj in s.jobs if sj.name in by_name)
     try:
-        sim = simulate(compile_scenario(s.replace_jobs(jobs)), ios=ios, seed=1)
+        sim = simulate(compile_scenario(settle_mixes(s.replace_jobs(jobs))), ios=ios, seed=1)
     except IolabError:
         return {}
     return dict(sim.total.latency.to_json()) if not sim.partial else {}

@@ -82,6 +82,9 @@ def check(
         for j in doc["jobs"]:
             mix = f" {j['read_fraction']:.0%} reads" if 0 < j["read_fraction"] < 1 else ""
             rate = f", at most {format_ops(j['rate_iops'])} per job" if j["rate_iops"] else ""
+            for d, other in (("reads", "writes"), ("writes", "reads")):
+                if j[f"capped_{d}"]:
+                    rate += f", {d} at most {format_ops(j[f'capped_{d}'])} per job ({other} flat out)"
             rate += f", {think_text(j)}" if j["thinktime"] else ""
             console.print(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['ioengine']}, "
                           f"{j['outstanding']} in flight{rate}" + ("" if j["storage_io"] else " (no storage IO)"),

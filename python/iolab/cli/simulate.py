@@ -224,6 +224,9 @@ def simulate(
         _simulate_phases(phases, scenario, json_, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=ivl,
                          replications=replications, warnings=warnings, show_all=all_)
         return
+    from ..prediction import settle_mixes
+
+    s = settle_mixes(s)
     network = compile_scenario(s)
     if rmp is None:
         rmp = max((j.fio.ramp_time or 0.0) for j in s.jobs)
@@ -296,8 +299,10 @@ def _simulate_phases(phases: list, path: Path, json_: bool, *, ios: int | None, 
     from ..sim import simulate as run_simulation
 
     sims, docs, durations, networks = [], [], [], []
+    from ..prediction import settle_mixes
+
     for phase in phases:
-        s = phase.scenario
+        s = settle_mixes(phase.scenario)
         network = compile_scenario(s)
         rmp = ramp if ramp is not None else max((j.fio.ramp_time or 0.0) for j in s.jobs)
         dur = duration

@@ -60,7 +60,10 @@ class FioJob:
     mixed job's caps on both directions set its mix instead of ``rwmixread`` (fio then runs
     each direction at its own cap). ``thinktime`` (seconds, ``None``: none) is fio's stall
     after every ``thinktime_blocks`` IOs: fio waits for them to complete, then sleeps, so at
-    most ``thinktime_blocks`` IOs are in flight. ``options`` holds every
+    most ``thinktime_blocks`` IOs are in flight. ``capped_reads`` / ``capped_writes`` (IOs/s
+    per job) cap one direction of a mixed job whose other direction is not capped: fio runs
+    the capped one at its cap and the other flat out (the mix is settled by the model, see
+    :func:`iolab.prediction.settle_mixes`). ``options`` holds every
     option the job was given after merging ``[global]`` (keys are fio's canonical names, so
     ``readwrite`` is keyed ``rw``; values the raw text; a flag given without a value has ``""``). ``ignored`` names the
     options fio knows but iolab does not model, so they can be reported to the user.
@@ -89,6 +92,8 @@ class FioJob:
     rate_process: str = "linear"
     thinktime: float | None = None
     thinktime_blocks: int = 1
+    capped_reads: float | None = None
+    capped_writes: float | None = None
     directory: str | None = None
     filename: str | None = None
     stonewall: bool = False
@@ -111,7 +116,7 @@ class FioJob:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise bad(name, f"{name} must be a whole number, got {value!r}")
-        for name in ("runtime", "ramp_time", "rate_iops", "thinktime"):
+        for name in ("runtime", "ramp_time", "rate_iops", "thinktime", "capped_reads", "capped_writes"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise bad(name, f"{name} must be a number, got {value!r}")
@@ -124,7 +129,7 @@ class FioJob:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise bad(name, f"{name} must be at least 1 byte, got {value}")
-        for name in ("runtime", "ramp_time", "rate_iops", "thinktime"):
+        for name in ("runtime", "ramp_time", "rate_iops", "thinktime", "capped_reads", "capped_writes"):
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise bad(name, f"{name} must not be negative, got {value}")
@@ -334,7 +339,7 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
                                    "(rate and rate_iops are mutually exclusive): keep one")
         prelim = FioJob(**job, options=dict(options), ignored=tuple(ignored))  # type: ignore[arg-type]
         caps = _direction_caps(prelim, iops_caps or (0, 0, 0), byte_caps or (0, 0, 0))
-        job.update(_job_rate(prelim, caps, ignored))
+        job.update(_job_rate(prelim, caps))
     return FioJob(**job, options=dict(options), ignored=tuple(ignored))  # type: ignore[arg-type]
 
 
@@ -362,8 +367,7 @@ def _direction_caps(job: FioJob, iops: tuple[int, int, int], rates: tuple[int, i
     return caps[0], caps[1], caps[2]
 
 
-def _job_rate(job: FioJob, caps: tuple[float | None, float | None, float | None],
-              ignored: list[str]) -> dict[str, float | None]:
+def _job_rate(job: FioJob, caps: tuple[float | None, float | None, float | None]) -> dict[str, float | None]:
     """The job's whole rate cap and, for a mixed job capped in both directions, the read share
     the caps set. fio paces each direction on its own: a mixed job whose reads and writes are
     both capped issues each at its cap (``rate_iops=500,100`` gives 500 reads and 100 writes
@@ -376,11 +380,9 @@ def _job_rate(job: FioJob, caps: tuple[float | None, float | None, float | None]
     if job.rw in ("rw", "randrw"):
         if read_cap is not None and write_cap is not None:
             return {"rate_iops": read_cap + write_cap, "rate_read_share": read_cap / (read_cap + write_cap)}
-        if read_cap is not None or write_cap is not None:
-            # only one direction capped: fio issues the other flat out whenever the capped one
-            # is ahead of its pace, a mix the model does not take: predicted flat out at rwmixread
-            ignored.extend(opt for opt in ("rate_iops", "rate") if opt in job.options and opt not in ignored)
-        return {"rate_iops": None}
+        # only one direction capped: fio issues the other flat out whenever the capped one is
+        # ahead of its pace; the model settles the mix (iolab.prediction.settle_mixes)
+        return {"rate_iops": None, "capped_reads": read_cap, "capped_writes": write_cap}
     if job.reads:
         return {"rate_iops": read_cap}
     if job.writes:

@@ -50,8 +50,9 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     """`iolab check --json` for a job file: ``kind``, ``file``, ``jobs`` (each ``name``,
     ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``ioengine``, ``outstanding``, ``storage_io``,
     ``read_fraction`` (the share of reads, 0..1), ``rate_iops`` (the cap on one job's IOs/s
-    from fio's ``rate_iops``/``rate``, null when none), ``thinktime`` (seconds, null when
-    none) and ``thinktime_blocks``) and ``ignored`` (options accepted but not modelled, once
+    from fio's ``rate_iops``/``rate``, null when none), ``capped_reads`` / ``capped_writes``
+    (the cap on one direction of a mixed job whose other direction runs flat out, null when
+    none), ``thinktime`` (seconds, null when none) and ``thinktime_blocks``) and ``ignored`` (options accepted but not modelled, once
     each)."""
     ignored: dict[str, None] = {}
     for job in jobs:
@@ -60,7 +61,8 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
         "kind": "fio job file", "file": file,
         "jobs": [{"name": j.name, "rw": j.rw, "bs": j.bs, "iodepth": j.iodepth, "numjobs": j.numjobs,
                   "ioengine": j.ioengine, "outstanding": j.outstanding, "storage_io": j.storage_io,
-                  "read_fraction": j.read_fraction, "rate_iops": j.rate_iops, **thinking(j)}
+                  "read_fraction": j.read_fraction, "rate_iops": j.rate_iops,
+                  "capped_reads": j.capped_reads, "capped_writes": j.capped_writes, **thinking(j)}
                  for j in jobs],
         "ignored": list(ignored),
     }
