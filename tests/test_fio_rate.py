@@ -157,3 +157,17 @@ def test_check_shows_a_one_direction_cap(iolab):
             "(writes flat out)") in r.out
     (j,) = iolab("check", str(path), "--json").json()["jobs"]
     assert (j["rate_iops"], j["capped_reads"], j["capped_writes"], j["read_fraction"]) == (None, 500, None, 0.7)
+
+
+@pytest.mark.parametrize("device_iops, reads, writes", [
+    (5000, 500, 100),   # the path allows the caps' sum: each direction at its cap
+    (550, 450, 100),    # 30 % of 550 would pass the writes' 100: writes at their cap, reads the rest
+    (300, 210, 90),     # both directions behind their pace: fio picks them by rwmixread, 70/30
+])
+def test_caps_on_both_directions_beyond_the_path(iolab, tmp_path, device_iops, reads, writes):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"version: 1\nvolumes: {{d: {{device: {{iops: {device_iops}, read_latency: 1ms}}}}}}\n"
+                    "jobs: [{rw: randrw, rwmixread: 70, bs: 4k, iodepth: 16, ioengine: libaio, rate_iops: '500,100'}]\n")
+    doc = iolab("predict", str(path), "--json").json()
+    assert (doc["read"]["iops"], doc["write"]["iops"]) == (pytest.approx(reads, rel=0.005),
+                                                           pytest.approx(writes, rel=0.005))

@@ -109,9 +109,17 @@ def settle_mixes(scenario: Scenario) -> Scenario:
     out; a share ``rwmixread`` does not reach is kept. The read share ``f`` of such a job is
     the root of ``f X(f) = cap`` (reads capped) or ``(1 − f) X(f) = cap`` (writes), ``X`` the
     job's IOPS at that share, found by bisection; several such jobs are settled in turn
-    until none moves. Other scenarios are returned as they are."""
+    until none moves.
+
+    A mixed job capped in both directions runs at its caps' mix while the path allows the
+    caps' sum; when it allows less, both directions fall behind their pace and fio picks
+    them by ``rwmixread`` again, a direction that reaches its cap leaving the rest to the
+    other: reads ``min(cap_r, max(p X, X − cap_w))`` of the ``X`` the path gives, settled by
+    fixed point. Other scenarios are returned as they are."""
     capped = [i for i, j in enumerate(scenario.jobs) if j.fio.capped_reads or j.fio.capped_writes]
-    if not capped:
+    both = [i for i, j in enumerate(scenario.jobs) if j.fio.rate_iops and j.fio.rate_read_share is not None
+            and j.fio.rw in ("rw", "randrw") and 0 < j.fio.rwmixread < 100]
+    if not capped and not both:
         return scenario
     clones = scenario.clients.count
     jobs = list(scenario.jobs)
@@ -153,6 +161,21 @@ def settle_mixes(scenario: Scenario) -> Scenario:
             jobs[i] = replace(jobs[i], fio=fio.replace(rate_read_share=share))
         if not moved or len(capped) == 1:
             break
+    for i in both:
+        fio = scenario.jobs[i].fio
+        total = fio.rate_iops * fio.numjobs * clones  # type: ignore[operator]
+        cap_r, share = total * fio.rate_read_share, fio.rate_read_share  # type: ignore[operator]
+        cap_w, mix = total - cap_r, fio.rwmixread / 100.0
+        x = at(i, share)
+        if x >= (1 - 1e-3) * total:
+            continue  # the caps hold: each direction at its own
+        for _step in range(20):
+            new = min(cap_r, max(mix * x, x - cap_w)) / x if x > 0 else mix
+            if abs(new - share) <= 1e-6:
+                break
+            share = new
+            x = at(i, share)
+        jobs[i] = replace(jobs[i], fio=fio.replace(rate_read_share=share))
     return scenario.replace_jobs(tuple(jobs))
 
 
