@@ -1,7 +1,9 @@
 """fio's JSON output with a number fio never writes — NaN, a negative count or rate, a
 fraction or a value past 64 bits where a count goes, an errno past the C library's range —
 is refused with the field named (the run is stored as failed, exit 1), never a traceback
-and never a stored negative or fractional figure."""
+and never a stored negative or fractional figure; so are figures no real run gives (IOPS past
+what any machine issues, a bandwidth past any bus, a latency mean outside its own min and
+max, percentiles that fall as the percentile rises)."""
 
 from __future__ import annotations
 
@@ -65,3 +67,37 @@ def test_bench_run_names_the_field_and_fails_cleanly(iolab, tmp_path, monkeypatc
         assert "Traceback" not in r.err and r.err.splitlines()[-1].startswith("error: run ")
         assert f"fio output: {field}: {words}" in r.err
         assert list(target.iterdir()) == []
+
+
+# Figures no real run gives: IOPS past what any machine issues, a bandwidth past any bus, a
+# mean outside its own min and max, percentiles that fall as the percentile rises.
+
+
+def test_the_good_document_reads():
+    assert parse_output(json.dumps(GOOD)).jobs[0].read.iops == pytest.approx(1000)
+
+
+@pytest.mark.parametrize("path, value, field, words", [
+    (("jobs", 0, "read", "iops"), 1e308, "jobs[0].read.iops",
+     "1e+308 IOPS is more than any fio run reports (at most 1e+11): not the output of a real run"),
+    (("jobs", 0, "read", "bw_bytes"), 1e300, "jobs[0].read.bw_bytes", "bytes/s is more than any fio run reports"),
+    (("jobs", 0, "read", "clat_ns", "mean"), 10**15, "jobs[0].read.clat_ns.mean", "is outside min"),
+])
+def test_impossible_figures_are_refused(path, value, field, words):
+    with pytest.raises(SchemaError) as e:
+        parse_output(_with(path, value), source="out.json")
+    assert e.value.field == field and words in str(e.value), str(e.value)
+    assert str(e.value).startswith(f"out.json: {field}: ")
+
+
+def test_falling_percentiles_are_refused():
+    doc = json.loads(json.dumps(GOOD))
+    pct = doc["jobs"][0]["read"]["clat_ns"]["percentile"]
+    keys = sorted(pct, key=float)
+    assert len(keys) >= 2
+    pct[keys[-1]] = pct[keys[0]] / 2 if pct[keys[0]] else 0
+    pct[keys[0]] = max(pct[keys[0]], 1000)
+    with pytest.raises(SchemaError) as e:
+        parse_output(json.dumps(doc), source="out.json")
+    assert e.value.field == "jobs[0].read.clat_ns.percentile" and "percentile" in str(e.value)
+    assert "is below the" in str(e.value) and "not the output of a real run" in str(e.value)
