@@ -330,6 +330,24 @@ def check_allowed(job: Any) -> None:
         raise SafetyError(
             f"job {name!r}: option {option!r} is not on bench's allow-list: it may read, write or run "
             "something outside the files iolab creates; remove it or pass --destructive")
+    for key, value in _options(job).items():
+        variable = unexpanded(str(value))
+        if variable is not None:
+            raise SafetyError(
+                f"job {name!r}: option {key}={value} holds {variable}, which fio would expand from its "
+                "environment when it runs: iolab cannot tell what it becomes; write the value or pass "
+                "--destructive")
+
+
+def unexpanded(value: str) -> str | None:
+    """The first ``${VAR}`` (or ``$VAR``) in `value` that fio would take from its environment
+    (fio's own keywords, such as ``$jobnum``, excepted), or None."""
+    from ..fio.options import _VAR, FIO_KEYWORDS
+
+    for m in _VAR.finditer(value):
+        if m.group("word") not in FIO_KEYWORDS:
+            return m.group(0)
+    return None
 
 
 def _split_filenames(value: str) -> list[str]:

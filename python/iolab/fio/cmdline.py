@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from ..errors import SchemaError
 from .job import FioJob, build_job
-from .options import FLAGS, PROGRAM, PROGRAM_FLAGS, check_option, expand_variables, merge_value
+from .options import FLAGS, PROGRAM, PROGRAM_FLAGS, check_option, expand_variables, merge_value, reads_value
 
 __all__ = ["parse_cmdline"]
 
@@ -65,7 +65,8 @@ def parse_cmdline(cmd: str | Sequence[str], *, source: str = "fio command line")
         name = check_option(key, source=source, field=field)
         if not eq and name not in FLAGS:
             value, i = _next_value(args, i, key, source)
-        value = expand_variables(value.strip(), None, source=source, field=field, note="")
+        value = expand_variables(value.strip(), None, source=source, field=field, note="",
+                                 needed=reads_value(name))
         if name == "name":
             if not value:
                 raise SchemaError("--name needs a job name", file=source, field=field)

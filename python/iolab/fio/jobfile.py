@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import SchemaError
 from .job import FioJob, build_job
-from .options import FLAGS, check_option, expand_variables, merge_value
+from .options import FLAGS, check_option, expand_variables, merge_value, reads_value
 
 __all__ = ["parse_jobfile", "render_jobfile", "jobfile_sections", "effective_options"]
 
@@ -81,7 +81,8 @@ def jobfile_sections(text: str, *, source: str = "job file",
         name = check_option(key, source=source, field=field, note=note)
         if not eq and name not in FLAGS:
             raise SchemaError(f"option {key!r} needs a value ({key}=...){note}", file=source, field=field)
-        value = expand_variables(value.strip(), env, source=source, field=field, note=note)
+        value = expand_variables(value.strip(), env, source=source, field=field, note=note,
+                                 needed=reads_value(name))
         sections[-1][2].append((name, value, lineno))
     return [(name, items) for name, _, items in sections]
 

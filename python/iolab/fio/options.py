@@ -429,11 +429,20 @@ def check_option(name: str, *, source: str, field: str, note: str = "") -> str:
     raise SchemaError(f"unknown fio option {name!r}{suggestion}{note}", file=source, field=field)
 
 
-def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, field: str, note: str) -> str:
+def reads_value(name: str) -> bool:
+    """Whether iolab reads option `name`'s value (the model's options, and the job's files),
+    so that a value it cannot know is an error there; other options are kept as written."""
+    return name in MODELLED and name != "description"
+
+
+def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, field: str, note: str,
+                     needed: bool = True) -> str:
     """`value` with ``${VAR}`` replaced from `env`, and fio's keywords ``$mb_memory``,
     ``$ncpus``, ``$pagesize`` with this machine's figures as fio computes them (``$jobname``,
-    ``$jobnum``, ``$filenum``, ``$clientuid`` are left for fio); SchemaError when a variable
-    has no value (iolab never reads the process environment)."""
+    ``$jobnum``, ``$filenum``, ``$clientuid`` are left for fio). A variable with no value is
+    a SchemaError where the value is `needed` (iolab never reads the process environment);
+    elsewhere (an option iolab does not read, such as an engine's credentials) it is left as
+    written, for fio to expand when it runs."""
 
     def sub(m: re.Match[str]) -> str:
         var = m.group("name") or m.group("word")
@@ -443,6 +452,8 @@ def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, 
             return str(env[var])
         if m.group("word") in ("mb_memory", "ncpus", "pagesize"):
             return machine_keywords()[var]
+        if not needed:
+            return m.group(0)
         raise SchemaError(f"fio would expand {m.group(0)} from its environment; iolab does not read the "
                           f"environment: write the value itself{note}", file=source, field=field)
 
