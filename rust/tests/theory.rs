@@ -98,6 +98,38 @@ fn closed_product_form_network_matches_mva() {
 }
 
 #[test]
+fn think_time_is_a_wait_between_ios_outside_their_latency() {
+    // A closed loop of 6 IOs through two exponential stations, each slot waiting a fixed
+    // 4 ms between its IO's completion and the next issue: MVA with a think time Z = 4 ms.
+    // The waits are not part of the IOs' latency.
+    let mut j = job(6, None, "uniform");
+    j["think"] = json!(0.004);
+    let r = run(json!({
+        "network": {"resources": [cap("a", 1000.0, "exponential"), cap("b", 500.0, "exponential")],
+                    "jobs": [j],
+                    "classes": [class(vec![visit("a", 0.0), visit("b", 0.0)])]},
+        "options": {"seed": 5, "ios": 400_000}
+    }));
+    let (x, cycle) = mva(&[0.001, 0.002], 0.004, 6);
+    assert!(close(r["total"]["iops"].as_f64().unwrap(), x, 0.02), "{} vs {x}", r["total"]["iops"]);
+    assert!(close(r["total"]["latency"]["mean"].as_f64().unwrap(), cycle - 0.004, 0.03));
+}
+
+#[test]
+fn think_time_alone_paces_a_job_whose_ios_take_no_time() {
+    // Slots that only think (no cap, no latency on the route): each slot issues one IO per
+    // 1 ms, so 8 slots give 8,000 IOPS, and the run is not refused as taking no time.
+    let mut j = job(8, None, "uniform");
+    j["think"] = json!(0.001);
+    let r = run(json!({
+        "network": {"resources": [delay("z", "deterministic")], "jobs": [j],
+                    "classes": [class(vec![visit("z", 0.0)])]},
+        "options": {"seed": 1, "ios": 100_000}
+    }));
+    assert!(close(r["total"]["iops"].as_f64().unwrap(), 8000.0, 0.001), "{}", r["total"]["iops"]);
+}
+
+#[test]
 fn token_bucket_delivers_its_rate() {
     let r = run(json!({
         "network": {"resources": [cap("k", 2300.0, "deterministic")], "jobs": [job(4, None, "uniform")],
