@@ -40,3 +40,18 @@ def test_characterize_live_with_device_is_refused(iolab, tmp_path):
     assert r.code == 2 and r.out == ""
     assert r.err == ("error: --device: --device picks among the devices of telemetry files; --live samples one "
                      "device or mount already: give it there (--live DEVICE|MOUNT)\n")
+
+
+def test_a_paced_requirements_job_is_warned_about(iolab, tmp_path):
+    path = tmp_path / "req.yaml"
+    path.write_text("version: 1\njobs:\n  - {rw: randrw, bs: 8k, iodepth: 8, ioengine: libaio, thinktime: 1ms, "
+                    "rate_iops: '500,'}\nrequire: {iops: 8000}\n"
+                    "search: {kind: disks, vms: [Standard_D8s_v5], skus: [P30]}\n")
+    words = "paces the job in fio, but a plan runs the workload at the required load"
+    for command in (["check"], ["plan"]):
+        r = iolab(*command, str(path), "--json")
+        assert r.code == 0, r.err
+        assert [(w["field"], words in w["message"]) for w in r.json()["warnings"]] == \
+            [("jobs[0].rate_iops", True), ("jobs[0].thinktime", True)]
+    path.write_text(path.read_text().replace(", thinktime: 1ms, rate_iops: '500,'", ""))
+    assert iolab("check", str(path), "--json").json()["warnings"] == []

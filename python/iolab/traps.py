@@ -252,5 +252,23 @@ def traps_of(loaded: Any) -> list[Trap]:
 
     data = load_yaml(loaded.file)
     jobs = data.get("jobs") if isinstance(data, dict) else None
-    return file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
-                                                          base=Path(loaded.file).parent)
+    out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
+                                                         base=Path(loaded.file).parent)
+    if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
+        out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
+    return out
+
+
+def _paced_in_plan(req: Any) -> list[Trap]:
+    """A requirements job that fio would pace (a rate cap, a thinktime): a plan runs the
+    workload at the required load, so the pace is not used."""
+    out = []
+    for j in req.jobs:
+        paced = [opt for opt, on in (("rate_iops", j.fio.rate_iops or j.fio.capped_reads or j.fio.capped_writes),
+                                     ("thinktime", j.fio.thinktime)) if on]
+        for opt in paced:
+            given = "rate" if opt == "rate_iops" and "rate_iops" not in j.fio.options else opt
+            out.append(Trap(f"job {j.fio.name}: {given} paces the job in fio, but a plan runs the workload at the "
+                            "required load (require.iops, require.bandwidth): the pace is not used", req.file,
+                            f"{j.field}.{given}"))
+    return out
