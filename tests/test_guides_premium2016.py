@@ -1,0 +1,35 @@
+"""Figures from the guides (docs/sources.md), run as a held-out check would: scenario files in
+tests/data/guides through `iolab predict --json`, figures within 5 % and the bottleneck kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+
+G = ROOT / "tests" / "data" / "guides"
+MB, MiB = 1e6, 2**20
+TOL = 0.05
+
+CASES = [
+    # "Azure premium storage: design for high performance" (2016): DS13 25,600 IOPS
+    ("ds13-8p30-8k.yaml", {"iops": 25600}, {"vm"}),
+    # the same guide: GS5 80,000 IOPS; 16 P30 offer exactly 80,000, the lower limit (the VM) wins
+    ("gs5-16p30-8k.yaml", {"iops": 80000}, {"vm", "disk"}),
+    # the same guide: GS5 2,000 MB/s; 20 P30 offer 4,000 MB/s
+    ("gs5-20p30-1m.yaml", {"bandwidth": 2000 * MB}, {"vm"}),
+    # the same guide: a Standard 1 TB disk gives 500 IOPS
+    ("standard-s30-8k.yaml", {"iops": 500}, {"disk"}),
+    # "Google Cloud NetApp Volumes: optimize performance": a 40 TiB Premium pool has 2,560 MiBps
+    ("gcnv-premium-40tib.yaml", {"bandwidth": 2560 * MiB}, {"service"}),
+]
+
+
+@pytest.mark.parametrize("name,expected,kinds", CASES, ids=[c[0] for c in CASES])
+def test_guide_case(iolab, name, expected, kinds):
+    r = iolab("predict", G / name, "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    for key, value in expected.items():
+        assert abs(doc[key] - value) <= TOL * value, f"{key}: {doc[key]} is not within 5 % of {value}"
+    assert doc["bottleneck"]["kind"] in kinds, doc["bottleneck"]
