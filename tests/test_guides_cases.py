@@ -22,6 +22,10 @@ CASES = [
     ("standard-s30-8k.yaml", {"iops": 500}, {"disk"}),
     # "Google Cloud NetApp Volumes: optimize performance": a 40 TiB Premium pool has 2,560 MiBps
     ("gcnv-premium-40tib.yaml", {"bandwidth": 2560 * MiB}, {"service"}),
+    # the same guide: NFSv4.1 allows 180 outstanding requests per session; the Linux client
+    # defaults to 64 max_session_slots. At 1 ms: 180 slots -> 180,000 IOPS, 64 -> 64,000
+    ("gcnv-nfs41-slots180.yaml", {"iops": 180000}, {"session"}),
+    ("gcnv-nfs41-slots64.yaml", {"iops": 64000}, {"session"}),
 ]
 
 
@@ -33,3 +37,10 @@ def test_guide_case(iolab, name, expected, kinds):
     for key, value in expected.items():
         assert abs(doc[key] - value) <= TOL * value, f"{key}: {doc[key]} is not within 5 % of {value}"
     assert doc["bottleneck"]["kind"] in kinds, doc["bottleneck"]
+
+
+def test_gcnv_session_slots_beyond_180_refused(iolab):
+    """NetApp Volumes guide: the server grants 180 NFSv4.1 session slots; 181 is refused."""
+    r = iolab("predict", G / "gcnv-nfs41-slots181.yaml", "--json")
+    assert r.code == 2
+    assert "session-slots" in r.err
