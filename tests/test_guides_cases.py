@@ -44,3 +44,15 @@ def test_gcnv_session_slots_beyond_180_refused(iolab):
     r = iolab("predict", G / "gcnv-nfs41-slots181.yaml", "--json")
     assert r.code == 2
     assert "session-slots" in r.err
+
+
+def test_azure_files_queue_depth_beyond_64_gains_nothing(iolab):
+    """"Improve NFS Azure file share performance": keep queue depth at or below 64; beyond it
+    there is no gain. The same IOPS at 128 (within 5 %), only a longer latency."""
+    docs = {}
+    for qd in (64, 128):
+        r = iolab("predict", G / f"azure-files-nfs-qd{qd}.yaml", "--json")
+        assert r.code == 0, r.err
+        docs[qd] = r.json()
+    assert abs(docs[128]["iops"] - docs[64]["iops"]) <= TOL * docs[64]["iops"]
+    assert docs[128]["latency"]["mean"] > 1.5 * docs[64]["latency"]["mean"]
