@@ -56,3 +56,15 @@ def test_azure_files_queue_depth_beyond_64_gains_nothing(iolab):
         docs[qd] = r.json()
     assert abs(docs[128]["iops"] - docs[64]["iops"]) <= TOL * docs[64]["iops"]
     assert docs[128]["latency"]["mean"] > 1.5 * docs[64]["latency"]["mean"]
+
+
+def test_queue_depth_far_beyond_need_only_adds_latency(iolab):
+    """"Azure premium storage: design for high performance" (2016): QD = IOPS x latency (5,000 IOPS
+    at 1 ms needs QD 5); a queue depth far beyond need only adds latency. P30 at QD 256: 5,000
+    IOPS, 51.2 ms."""
+    r = iolab("predict", G / "p30-1ms-qd256.yaml", "--json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert abs(doc["iops"] - 5000) <= TOL * 5000
+    assert abs(doc["latency"]["mean"] - 0.0512) <= TOL * 0.0512
+    assert doc["bottleneck"]["kind"] == "disk"
