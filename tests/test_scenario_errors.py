@@ -103,4 +103,4 @@ def test_relative_fio_file(iolab, tmp_path):
                                       "      - {sku: P30, count: 4, latency: 2ms}\njobs:\n  - fio_file: jobs/oltp.fio\n")
     doc = iolab("predict", tmp_path / "s.yaml", "--json").json()
     assert doc["outstanding"] == 128
-    assert doc["iops"] == pytest.approx(19357, rel=1e-3)
+    assert doc["iops"] == pytest.approx(19777, rel=1e-3)

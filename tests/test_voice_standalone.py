@@ -51,5 +51,5 @@ def test_model_page_holds_the_worked_example_the_prediction_reproduces(iolab):
     page = (ROOT / "docs" / "model.md").read_text()
     assert "U = Σ X × D" in page and "N* = (Z + ΣD) / D_max" in page
     doc = iolab("predict", str(ROOT / "examples" / "oltp-ds13-p30.yaml"), "--json").json()
-    assert "19,357" in page and round(doc["iops"]) == 19357
-    assert "6.61 ms" in page and abs(doc["latency"]["mean"] - 0.00661) < 0.00001
+    assert "19,777" in page and round(doc["iops"]) == 19777
+    assert "6.47 ms" in page and abs(doc["latency"]["mean"] - 0.00647) < 0.00001

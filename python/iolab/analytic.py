@@ -50,6 +50,10 @@ __all__ = [
     "SATURATION",
 ]
 
+#: Squared coefficient of variation of a cap's service time, by its ``service``: a throttle
+#: spaces IOs evenly (deterministic, 0); ``exponential`` is kept for checks against theory.
+SERVICE_CV2 = {"deterministic": 0.0, "exponential": 1.0}
+
 #: A cap at or above this utilization counts as saturated (a fair line between busy and saturated).
 SATURATION = 0.9
 
@@ -73,12 +77,18 @@ class Chains:
     laws: tuple[LoadLaw, ...] = ()     # the load delays' laws
     load: np.ndarray | None = None     # L[j, l]: passes of chain j's IO through law l's delay
     think: np.ndarray | None = None    # per chain: seconds each slot waits between IOs (thinktime)
+    cv2: np.ndarray | None = None      # per cap: squared coefficient of variation of its service
+                                       # time (0: a throttle's even spacing; 1: exponential)
 
     def thinking(self) -> np.ndarray:
         return self.think if self.think is not None else np.zeros(len(self.jobs))
 
     def phi(self) -> np.ndarray:
         return self.overlap if self.overlap is not None else np.ones_like(self.demand)
+
+    def variation(self) -> np.ndarray:
+        """(K,): each cap's squared coefficient of variation of service (1 when not given)."""
+        return self.cv2 if self.cv2 is not None else np.ones(len(self.caps))
 
     def law_caps(self) -> list[int]:
         """The index (in ``caps``) of each law's cap."""
@@ -129,8 +139,9 @@ def chains(network: Network) -> Chains:
     for (j, l), n in passes.items():
         L[j, l] = n
     think = np.array([float(j.think) for j in network.jobs])
+    cv2 = np.array([SERVICE_CV2[r.cap.service] for r in network.resources if r.cap is not None])
     return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi, tuple(laws), L,
-                  think if think.any() else None)
+                  think if think.any() else None, cv2)
 
 
 #: Load delays of one chain: (passes per IO, law, the IO's demand at the law's cap). The
@@ -230,14 +241,19 @@ def _rate_function(load: Loads):
 
 
 def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None,
-              load: Loads = ()) -> tuple[float, np.ndarray]:
+              load: Loads = (), cv2: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """Exact single-chain MVA. ``D``: demands (K,), ``Z``: delay, ``N``: population (a
     fractional population interpolates linearly between its neighbours). ``phi`` (K,): the
     share of each station's residence that adds to the cycle time (1 for stations visited in
     turn; 1/m for the m members of a fork, which run in parallel); queues are Little's law
     of the full residence. ``load``: delays whose mean follows a cap's utilization
     (:data:`Loads`): at each population the throughput and the delays it causes agree
-    (:func:`_loaded_rate`). Returns (throughput, mean queue length per station).
+    (:func:`_loaded_rate`). ``cv2`` (K,): each station's squared coefficient of variation of
+    service (1, exponential, when not given): an arriving IO waits for the one in service
+    only its residual time, ``D (1 + cv²) / 2`` instead of ``D`` (Reiser's residual-time
+    MVA: residence ``D (1 + Q − U (1 − cv²) / 2)``, exact for exponential stations, and for a
+    throttle's even spacing, cv² = 0, close to what the simulator gives). Returns
+    (throughput, mean queue length per station).
 
     Stations of equal demand have equal queues, so the recursion runs over the distinct
     demands with their multiplicities (in plain floats: a population of thousands takes
@@ -246,29 +262,33 @@ def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None,
     if N <= 0:
         return 0.0, np.zeros_like(D)
     ph = np.ones_like(D) if phi is None else np.asarray(phi, dtype=float)
-    keys, inverse, counts = np.unique(np.stack([D, ph], axis=-1).reshape(-1, 2), axis=0, return_inverse=True,
+    cv = np.ones_like(D) if cv2 is None else np.asarray(cv2, dtype=float)
+    keys, inverse, counts = np.unique(np.stack([D, ph, cv], axis=-1).reshape(-1, 3), axis=0, return_inverse=True,
                                       return_counts=True)
     inverse = inverse.reshape(-1)
     d = [float(v) for v in keys[:, 0]]
     w = [float(m) * float(f) for m, f in zip(counts, keys[:, 1])]
+    # The residual-time correction per station: D × (1 − cv²) / 2, times the utilization X D.
+    ad = [float(v) * 0.5 * (1.0 - float(c)) for v, c in zip(keys[:, 0], keys[:, 2])]
     G = len(d)
     q = [0.0] * G
     X = 0.0
     rate = _rate_function(load)
     n_int = int(math.floor(N))
     dmax = max(d, default=0.0)
+    xmax = 1.0 / dmax if dmax > 0 else math.inf
     for n in range(1, n_int + 1):
-        r = [d[g] * (1.0 + q[g]) for g in range(G)]
+        r = [d[g] * (1.0 + q[g] - ad[g] * X) for g in range(G)]
         total = Z + sum(w[g] * r[g] for g in range(G))
-        X = rate(n, total)
+        X = min(rate(n, total), xmax)
         q = [X * r[g] for g in range(G)]
         if n < N and (X * dmax >= SATURATED or n >= EXACT_STEPS):
-            X, q = _large_population(d, w, q, X, n, Z, N, load)
+            X, q = _large_population(d, w, q, X, n, Z, N, load, ad)
             return X, np.asarray(q)[inverse].reshape(D.shape)
     frac = N - n_int
     if frac > 1e-12:
-        r = [d[g] * (1.0 + q[g]) for g in range(G)]
-        X_next = rate(n_int + 1, Z + sum(w[g] * r[g] for g in range(G)))
+        r = [d[g] * (1.0 + q[g] - ad[g] * X) for g in range(G)]
+        X_next = min(rate(n_int + 1, Z + sum(w[g] * r[g] for g in range(G))), xmax)
         q_next = [X_next * r[g] for g in range(G)]
         if n_int == 0:
             X, q = frac * X_next, [frac * v for v in q_next]
@@ -289,7 +309,7 @@ EXACT_STEPS = 4096
 
 
 def _large_population(d: list[float], w: list[float], q: list[float], X: float, n: int, Z: float,
-                      N: float, load: Loads = ()) -> tuple[float, list[float]]:
+                      N: float, load: Loads = (), ad: list[float] | None = None) -> tuple[float, list[float]]:
     """Exact MVA's answer at a large population ``N``, from its throughput ``X`` and queues
     ``q`` at population ``n`` < ``N``, in a time that does not grow with ``N``.
 
@@ -302,7 +322,8 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
     ``N`` and run for a bounded number of rounds.
 
     ``d``: the distinct demands, ``w``: their weights in the cycle (count × phi); ``load``
-    as in :func:`exact_mva`."""
+    as in :func:`exact_mva`; ``ad``: each demand's residual-time correction (``D (1 − cv²) /
+    2``, none when not given)."""
     G = len(d)
     dmax = max(d, default=0.0)
     if dmax <= 0.0:  # nothing but the delay: X = N / Z
@@ -318,9 +339,9 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
             out[g] = X * max(rest, 0.0) / share if share > 0 else N / len(top)
         return X, out
     q = [v * N / n for v in q]
-    X = 0.0
+    ad = ad or [0.0] * G
     for _ in range(1000):
-        r = [d[g] * (1.0 + q[g] * (N - 1.0) / N) for g in range(G)]
+        r = [d[g] * (1.0 + (q[g] - ad[g] * X) * (N - 1.0) / N) for g in range(G)]
         X = min(_loaded_rate(N, Z + sum(w[g] * r[g] for g in range(G)), load), 1.0 / dmax)
         new = [0.5 * q[g] + 0.5 * X * r[g] for g in range(G)]
         done = max(abs(a - b) for a, b in zip(new, q)) < 1e-12 * N
@@ -332,13 +353,15 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
 
 def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarray | None = None,
                    tol: float = 1e-10, max_iter: int = 20000,
-                   load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None,
+                   cv2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Schweitzer–Bard approximate MVA for several chains.
 
     ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations, ``phi`` (J, K) as in
     :func:`exact_mva`; ``load``: load delays as :func:`_loads` gives them, each evaluated
-    at the utilization its cap had in the previous round (they settle with the queues).
+    at the utilization its cap had in the previous round (they settle with the queues);
+    ``cv2`` (K,): the stations' squared coefficients of variation of service, as in
+    :func:`exact_mva` (the residual-time correction at the previous round's utilization).
     Returns (throughput per chain (J,), queue lengths (J, K))."""
     ph = np.ones_like(D) if phi is None else phi
     J, K = D.shape
@@ -346,17 +369,23 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
     # A chain sees the others' queues whole and its own less one IO of its own: total − Q/N.
     own = np.where(active, 1.0 / np.where(active, N, 1.0), 0.0)[:, None]
     phD = ph * D
+    half = 0.5 * (1.0 - (np.ones(K) if cv2 is None else np.asarray(cv2, dtype=float)))
     Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
     X = np.zeros(J)
     bound = tol * max(1.0, float(N.max(initial=1.0)))
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(max_iter):
-            A1 = (1.0 + Q.sum(axis=0))[None, :] - Q * own
+            # What an arriving IO finds: the others' queues and utilization, its own less one IO.
+            A1 = (1.0 + Q.sum(axis=0) - half * (X @ D))[None, :] - Q * own + half[None, :] * (X[:, None] * D) * own
             cycle = Z + (phD * A1).sum(axis=1)
             if load is not None:
                 passes, laws, c = load
                 cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
             X = np.where(active & (cycle > 0), N / cycle, 0.0)
+            over = X @ D
+            if (over > 1.0).any():  # the residual-time correction must not lift a cap past its rate:
+                # the chains through an overfull cap slow down together, the others not
+                X = X / np.where(D > 0, np.maximum(over, 1.0)[None, :], 1.0).max(axis=1)
             Q_new = X[:, None] * (D * A1)
             if np.abs(Q_new - Q).max() < bound:
                 Q = Q_new
@@ -366,15 +395,16 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
 
 
 def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, phi: np.ndarray,
-         load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None) -> np.ndarray:
+         load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None,
+         cv2: np.ndarray | None = None) -> np.ndarray:
     if len(N) == 1:
         one: Loads = ()
         if load is not None:
             passes, laws, c = load
             one = tuple((float(passes[0, l]), law, float(c[0, l])) for l, law in enumerate(laws))
-        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0], one)
+        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0], one, cv2)
         return np.array([X])
-    return schweitzer_mva(D, Z, N, phi=phi, load=load)[0]
+    return schweitzer_mva(D, Z, N, phi=phi, load=load, cv2=cv2)[0]
 
 
 @dataclass(frozen=True)
@@ -505,7 +535,7 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     rounds = 60 if (ch.background.any() or limited) else 1
     for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
-        X = _mva(D_eff, ch.delay + T + S, N_eff, ch.phi(), _loads(ch, D + ch.background))
+        X = _mva(D_eff, ch.delay + T + S, N_eff, ch.phi(), _loads(ch, D + ch.background), ch.variation())
         settled = True
         if flushes.any():
             # Steady writes cannot outrun their flush: a chain whose flush loads a cap past

@@ -103,11 +103,13 @@ def explain(p: Prediction) -> str:
 
 
 def burst_changes(p: Prediction, within: float = 0.01) -> bool:
-    """Whether the burst phase changes a figure by more than `within` (1 %) on some cap's
-    credits: a burst line that changes nothing, or whose caps with credits all stay within
-    their sustained rates (another limit binds), is not printed."""
+    """Whether the burst phase changes a figure by more than `within` (1 %): a burst line
+    that changes nothing (a cap with credits behind another limit that binds) is not
+    printed. A cap with credits that stays within its sustained rate can still change the
+    figures: while it has credits it serves at its burst rate, so its queue and a share's
+    load delay (measured against the rate in force) are shorter."""
     burst = p.solution.burst
-    if burst is None or not burst.spending:
+    if burst is None:
         return False
     return any(abs(a - b) > within * max(abs(b), 1e-12)
                for a, b in ((burst.iops, p.iops), (burst.bandwidth, p.bandwidth), (burst.latency, p.latency)))
@@ -166,7 +168,15 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
                       f"most IOPS); {_reach(p)}; beyond the knee latency grows about linearly "
                       f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
-    if burst is not None and burst_changes(p):
+    if burst is not None and burst_changes(p) and not burst.spending:
+        held = _labels(burst.resources)
+        one = len(held) == 1 and not held[0][0].isdigit()
+        console.print(f"[bold]Burst:[/] while {', '.join(held)} {'has' if one else 'have'} burst credits "
+                      f"{'it serves' if one else 'they serve'} at {'its' if one else 'their'} burst rate (shorter "
+                      f"queues and load delay): {format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, "
+                      f"{format_duration(burst.latency)}; at this load {'it stays' if one else 'they stay'} within "
+                      f"{'its' if one else 'their'} sustained rate, so a full bucket is not drawn down.")
+    elif burst is not None and burst_changes(p):
         lasts = "indefinitely at this load" if burst.duration is None else f"for {format_duration(burst.duration)}"
         idle = _labels([r for r in burst.resources if r not in burst.spending])
         one = len(idle) == 1 and not idle[0][0].isdigit()
