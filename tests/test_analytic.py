@@ -111,16 +111,19 @@ def test_fork_weights_members():
     assert all(r.utilization == pytest.approx(sol.iops / 20000, rel=1e-6) for r in sol.resources)
 
 
-def test_open_model_mm1():
-    """Open analysis: one cap as M/M/1: R = D / (1 − λD); infeasible past saturation."""
+def test_open_model_md1():
+    """Open analysis: one cap, a throttle, as M/D/1: R = D (1 + U / (2 (1 − U))) with U = λD
+    (exponential service, M/M/1: D / (1 − U)); infeasible past saturation."""
     net = _disk_network(1, latency=0.0002, iops=5000.0)
     sol = solve_open(net, 2500.0)
     assert sol.feasible and sol.utilization["cap"] == pytest.approx(0.5)
-    assert sol.latency == pytest.approx(0.0002 / 0.5, rel=1e-9)
+    assert sol.latency == pytest.approx(0.0002 * 1.5, rel=1e-9)
     assert sol.concurrency == pytest.approx(2500 * sol.latency)
     assert not solve_open(net, 6000.0).feasible
     U, R = open_model(np.array([[0.0002], [0.0002]]), np.array([0.0, 0.001]), np.array([2500.0, 6000.0]))
-    assert R[0] == pytest.approx(0.0004) and math.isinf(R[1])
+    assert R[0] == pytest.approx(0.0003) and math.isinf(R[1])
+    _, R = open_model(np.array([[0.0002]]), np.array([0.0]), np.array([2500.0]), cv2=1.0)
+    assert R[0] == pytest.approx(0.0004)
 
 
 def test_parallel_members_count_once_in_the_cycle():

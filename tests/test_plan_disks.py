@@ -31,14 +31,15 @@ def test_a_cheaper_vm_loses_because_it_takes_too_few_disks(plan):
     # 5,400 IOPS on T_P (2,000 each): 3 disks are 5400/3/2000 = 90 % busy; 2 would be 135 %.
     # T_Small ($100) takes at most 2 disks: its best try, 2 × T_P at $200, fails on the disks.
     # T_Big ($300) takes 3: $300 + 3 × $50 = $450.
-    # Latency of the winner: delay 2 ms − 50 µs − 0.5 ms = 1.45 ms; VM 5400 × 50 µs = 27 %
-    # busy: 50 µs / 0.73 = 68.493 µs; each disk 1/3 × 0.5 ms = 0.1667 ms per IO at 90 %:
-    # 3 × 0.1667 ms / 0.1 = 5 ms. Total 6.518493 ms.
+    # Latency of the winner (each cap a throttle, an M/D/1 queue: D × (1 + U / (2 (1 − U)))):
+    # delay 2 ms − 50 µs − 0.5 ms = 1.45 ms; VM 5400 × 50 µs = 27 % busy: 50 µs × (1 + 0.27 /
+    # 1.46) = 59.2466 µs; each disk 1/3 × 0.5 ms = 0.1667 ms per IO at 90 %: 3 × 0.1667 ms ×
+    # (1 + 0.9 / 0.2) = 2.75 ms. Total 4.2592466 ms.
     doc = plan(req("[T_Small, T_Big]", "[T_P]"))
     first = doc["candidates"][0]
     assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 3, "caching": "none"}]}
     assert first["monthly_cost"] == 450.0
-    assert first["prediction"]["latency"]["mean"] == pytest.approx(6.518493e-3, rel=1e-5)
+    assert first["prediction"]["latency"]["mean"] == pytest.approx(4.2592466e-3, rel=1e-5)
     assert first["prediction"]["bottleneck"]["kind"] == "disk"
     assert first["prediction"]["bottleneck"]["utilization"] == pytest.approx(0.9)
     assert first["headroom"] == pytest.approx(0.1)
@@ -75,12 +76,12 @@ def test_host_caching_decides(plan):
     # With readonly, reads only load the cached cap: 5400 × max(1/20000, 8192/400e6) = 27 %;
     # one T_P is enough for the capacity: $250 + $50 = $300, cheaper than T_Big + 3 × T_P.
     # Latency: a hit takes the cache latency (0.2 ms, the catalog default) whose delay is
-    # 0.2 ms − 50 µs; the cached cap adds 50 µs / 0.73: 0.15 + 0.068493 = 0.218493 ms.
+    # 0.2 ms − 50 µs; the cached cap adds 50 µs × (1 + 0.27 / 1.46): 0.15 + 0.0592466 = 0.2092466 ms.
     doc = plan(req("[T_Cache, T_Big]", "[T_P]", extra=", capacity: 200GiB", caching="[none, readonly]"))
     first = doc["candidates"][0]
     assert first["config"] == {"vm": "T_Cache", "disks": [{"sku": "T_P", "count": 1, "caching": "readonly"}]}
     assert first["monthly_cost"] == 300.0
-    assert first["prediction"]["latency"]["mean"] == pytest.approx(0.218493e-3, rel=1e-5)
+    assert first["prediction"]["latency"]["mean"] == pytest.approx(0.2092466e-3, rel=1e-5)
     assert first["prediction"]["bottleneck"]["kind"] == "vm-cache"
 
 
@@ -109,15 +110,16 @@ def test_capacity_sets_the_count(plan):
 
 
 def test_latency_requirement_adds_disks(plan):
-    # Without a bound 3 × T_P do (6.52 ms, above). At 5 ms: with 4 disks each is 5400/4 × 0.5 ms
-    # = 67.5 % busy; R = 1.45 + 0.068493 + 4 × 0.125 / 0.325 = 3.056954 ms; 3 disks give 6.52 ms.
-    doc = plan(req("[T_Big]", "[T_P]", extra=", latency: 5ms"))
+    # Without a bound 3 × T_P do (4.26 ms, above). At 4 ms: with 4 disks each is 5400/4 × 0.5 ms
+    # = 67.5 % busy; R = 1.45 + 0.0592466 + 4 × 0.125 × (1 + 0.675 / 0.65) = 2.5284774 ms; 3
+    # disks give 4.26 ms.
+    doc = plan(req("[T_Big]", "[T_P]", extra=", latency: 4ms"))
     first = doc["candidates"][0]
     assert first["config"]["disks"][0]["count"] == 4
-    assert first["prediction"]["latency"]["mean"] == pytest.approx(3.056954e-3, rel=1e-5)
+    assert first["prediction"]["latency"]["mean"] == pytest.approx(2.5284774e-3, rel=1e-5)
     miss = doc["rejected"][0]
     assert miss["config"]["disks"][0]["count"] == 3
-    assert miss["lacks"][0].startswith("mean latency 6.518 ms over the required 5 ms")
+    assert miss["lacks"][0].startswith("mean latency 4.259 ms over the required 4 ms")
 
 
 def test_unpriced_candidates_rank_after_priced_ones_and_say_so(plan):
@@ -145,45 +147,45 @@ def test_search_max_disks_limits_the_count(plan):
 
 def _premium_v2_iops(lam: float, slack: float) -> float:
     """Provisioned IOPS of one Premium SSD v2 disk carrying ``lam`` IOPS of 8 KiB reads so
-    that the disk's queueing adds at most ``slack`` seconds (M/M/1: d·U/(1−U) with
-    d = 1/IOPS, U = lam·d): U²/(1−U) = lam·slack, so U = (−a + √(a² + 4a)) / 2."""
+    that the disk's queueing adds at most ``slack`` seconds (a throttle, M/D/1: d·U/(2(1−U))
+    with d = 1/IOPS, U = lam·d): U²/(2(1−U)) = lam·slack, so U = −a + √(a² + 2a)."""
     a = lam * slack
-    u = (-a + math.sqrt(a * a + 4 * a)) / 2
+    u = -a + math.sqrt(a * a + 2 * a)
     return lam / u
 
 
 def test_premium_v2_is_provisioned_for_the_load(plan):
     # One disk on T_Big, 5,400 IOPS of 8 KiB reads, mean latency ≤ 2 ms. The disk's latency
-    # is 1 ms (the catalog file); the VM adds 50 µs / 0.73 − 50 µs of queueing; the disk
-    # d·U/(1−U). So the disk's queueing may add 2 − 1 − 0.018493 = 0.981507 ms, which needs
-    # 6,276.5 IOPS → 6,277 (throughput stays at the free 125 MB/s). Size: 6,277 / 500 per
-    # GiB → 13 GiB. Price: $300 + 13 × 0.1 + (6,277 − 3,000) × 0.01 = $334.07.
+    # is 1 ms (the catalog file); the VM adds 50 µs × 0.27 / 1.46 of queueing; the disk
+    # d·U/(2(1−U)). So the disk's queueing may add 2 − 1 − 0.0092466 = 0.9907534 ms, which
+    # needs 5,864.6 IOPS → 5,865 (throughput stays at the free 125 MB/s). Size: 5,865 / 500
+    # per GiB → 12 GiB. Price: $300 + 12 × 0.1 + (5,865 − 3,000) × 0.01 = $329.85.
     doc = plan(req("[T_Big]", "[premium-v2]", extra=", latency: 2ms").replace("caching: [none]",
                                                                               "caching: [none], max_disks: 1"))
-    iops = math.ceil(_premium_v2_iops(5400, 0.981507e-3))
-    assert iops == 6277
+    iops = math.ceil(_premium_v2_iops(5400, 0.9907534e-3))
+    assert iops == 5865
     disk = doc["candidates"][0]["config"]["disks"][0]
-    assert disk == {"sku": "premium-v2", "count": 1, "caching": "none", "size": 13 * 2**30,
-                    "iops": 6277.0, "bandwidth": 125e6}
-    assert doc["candidates"][0]["monthly_cost"] == pytest.approx(300 + 1.3 + 32.77)
+    assert disk == {"sku": "premium-v2", "count": 1, "caching": "none", "size": 12 * 2**30,
+                    "iops": 5865.0, "bandwidth": 125e6}
+    assert doc["candidates"][0]["monthly_cost"] == pytest.approx(300 + 1.2 + 28.65)
     assert doc["candidates"][0]["prediction"]["latency"]["mean"] <= 2e-3
 
 
 def test_premium_v2_spreads_over_disks_when_baselines_are_free(plan):
-    # Two disks carry 2,700 IOPS each; the queueing slack is the same 0.981507 ms (each IO
-    # visits one disk): 3,488.5 → 3,489 IOPS each, 7 GiB, $300 + 2 × (0.7 + 4.89) = $311.18.
+    # Two disks carry 2,700 IOPS each; the queueing slack is the same 0.9907534 ms (each IO
+    # visits one disk): 3,134.6 → 3,135 IOPS each, 7 GiB, $300 + 2 × (0.7 + 1.35) = $304.10.
     # Three disks carry 1,800 each, within the free 3,000: 3 × 1 GiB = $300.30, the cheapest.
     doc = plan(req("[T_Big]", "[premium-v2]", extra=", latency: 2ms").replace("caching: [none]",
                                                                               "caching: [none], max_disks: 3"))
-    assert math.ceil(_premium_v2_iops(2700, 0.981507e-3)) == 3489
+    assert math.ceil(_premium_v2_iops(2700, 0.9907534e-3)) == 3135
     first = doc["candidates"][0]
     assert first["config"]["disks"][0] == {"sku": "premium-v2", "count": 3, "caching": "none",
                                            "size": 2**30, "iops": 3000.0, "bandwidth": 125e6}
     assert first["monthly_cost"] == pytest.approx(300.30)
     two = next(c for c in doc["candidates"] if c["config"]["disks"][0]["count"] == 2)
-    assert two["config"]["disks"][0]["iops"] == 3489.0
+    assert two["config"]["disks"][0]["iops"] == 3135.0
     assert two["config"]["disks"][0]["size"] == 7 * 2**30
-    assert two["monthly_cost"] == pytest.approx(311.18)
+    assert two["monthly_cost"] == pytest.approx(304.10)
 
 
 def test_several_clients_share_the_requirement(plan):
@@ -195,4 +197,4 @@ def test_several_clients_share_the_requirement(plan):
                                "clients": 2}
     assert first["monthly_cost"] == 900.0
     assert first["prediction"]["iops"] == 10800.0
-    assert first["prediction"]["latency"]["mean"] == pytest.approx(6.518493e-3, rel=1e-5)
+    assert first["prediction"]["latency"]["mean"] == pytest.approx(4.2592466e-3, rel=1e-5)

@@ -7,7 +7,8 @@
 - **Slot limits** cap the population that enters their segment; the rest waits at the
   client, so the latency the application sees is ``R = N / X`` over the whole population.
 - **Open** (``solve_open`` and the vectorised ``open_model``): for a required rate,
-  utilizations, the M/M/1 latency ``R = Z + Σ D / (1 − U)`` and the concurrency ``λ R``.
+  utilizations, the latency ``R = Z + Σ D × stretch(U)`` (each cap an M/G/1 station of its
+  service's variation: a throttle's M/D/1 ``1 + U / (2 (1 − U))``) and the concurrency ``λ R``.
 - **Bounds and knee**: ``X(N) ≤ min(N / (Z + ΣD), 1 / D_max)``; ``N* = (Z + ΣD) / D_max``.
 - **Load delays** (a share's latency under load, :class:`~iolab.network.LoadLaw`): a delay
   whose mean follows the utilization of a cap. In the closed solution, at each population
@@ -48,11 +49,27 @@ __all__ = [
     "limits",
     "reach",
     "SATURATION",
+    "SERVICE_CV2",
+    "THROTTLE_CV2",
+    "stretch",
 ]
 
 #: Squared coefficient of variation of a cap's service time, by its ``service``: a throttle
 #: spaces IOs evenly (deterministic, 0); ``exponential`` is kept for checks against theory.
 SERVICE_CV2 = {"deterministic": 0.0, "exponential": 1.0}
+
+#: A throttle's (every cap the compiler builds).
+THROTTLE_CV2 = SERVICE_CV2["deterministic"]
+
+
+def stretch(u, cv2=THROTTLE_CV2):
+    """Open model: how many times its demand an IO spends at a cap of utilization ``u``
+    (M/G/1: ``1 + u (1 + cv²) / (2 (1 − u))``; exponential service, cv² = 1, gives M/M/1's
+    ``1 / (1 − u)``; a throttle, cv² = 0, M/D/1's), inf at a full cap. Scalars or arrays."""
+    u = np.asarray(u, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(u < 1.0, 1.0 + u * (1.0 + cv2) / (2.0 * (1.0 - u)), np.inf)
+
 
 #: A cap at or above this utilization counts as saturated (a fair line between busy and saturated).
 SATURATION = 0.9
@@ -843,16 +860,17 @@ class OpenSolution:
     jobs: dict[str, float] = field(default_factory=dict)  # mean seconds per job (inf when infeasible)
 
 
-def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray, cv2: float = THROTTLE_CV2
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised open analysis over many configurations.
 
     ``D``: (..., K) demand per IO at each cap, ``Z``: (...) delay per IO, ``lam``: (...)
-    required rate. Returns (U (..., K), R (...)) with R = Z + Σ D / (1 − U), inf where any
-    U ≥ 1."""
+    required rate; ``cv2``: the caps' squared coefficient of variation of service (a
+    throttle's 0; 1 for M/M/1). Returns (U (..., K), R (...)) with R = Z + Σ D × stretch(U),
+    inf where any U ≥ 1."""
     U = lam[..., None] * D
-    with np.errstate(divide="ignore", invalid="ignore"):
-        resid = np.where(U < 1.0, D / (1.0 - U), np.inf)
-        resid = np.where(D == 0, 0.0, resid)
+    with np.errstate(invalid="ignore"):
+        resid = np.where(D == 0, 0.0, D * stretch(U, cv2))
     return U, Z + resid.sum(axis=-1)
 
 
@@ -868,9 +886,8 @@ def solve_open(network: Network, rate: float, rates: dict[str, float] | None = N
         share = ch.population / ch.population.sum()
         lam = rate * share
     U = lam @ ch.demand + lam @ ch.background
-    with np.errstate(divide="ignore", invalid="ignore"):
-        resid = np.where(ch.demand == 0, 0.0,
-                         np.where(U[None, :] < 1.0, ch.phi() * ch.demand / (1.0 - U[None, :]), np.inf))
+    with np.errstate(invalid="ignore"):
+        resid = np.where(ch.demand == 0, 0.0, ch.phi() * ch.demand * stretch(U, ch.variation())[None, :])
     R_j = ch.delay + ch.load_delay(np.minimum(U[ch.law_caps()], 1.0)) + resid.sum(axis=1)
     R = float(share @ R_j)
     feasible = bool((U <= 1.0 + 1e-9).all())

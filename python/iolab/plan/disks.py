@@ -13,7 +13,8 @@ of :func:`iolab.analytic.solve_open` for many configurations at once:
 - the unloaded-latency rule: a route's delay is its stated latency minus its cap demands
   (never below zero);
 - open model at the required per-client rate λ: ``U = λ Σ share × D`` per cap, and
-  ``R = Σ share × (Z + Σ_caps D / (1 − U))``.
+  ``R = Σ share × (Z + Σ_caps D × stretch(U))`` (a throttle's M/D/1 queue,
+  :func:`iolab.analytic.stretch`).
 
 A test checks these figures against the compiled network of sampled configurations.
 """
@@ -26,6 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..analytic import stretch
 from ..catalog import DiskSku, ProvisionedDisk, Vm
 from ..compile.disks import touched
 from ..network import Cap
@@ -109,7 +111,8 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
     stripe: the demand given is per member). ``response[k]`` (default ``on_path[k]``): the
     part of that demand that adds to the response time — a striped IO's members run in
     parallel, so it counts one member, not all it touches (as :func:`iolab.network.walk`).
-    ``R = Z + Σ_k copies × response / (1 − U)``, inf where a cap with demand is saturated.
+    ``R = Z + Σ_k copies × response × stretch(U)`` (:func:`iolab.analytic.stretch`: a
+    throttle's M/D/1), inf where a cap with demand is saturated.
     """
     util: dict[str, np.ndarray] = {}
     latency = delay.copy()
@@ -118,7 +121,7 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
             u = lam * (d + background.get(k, 0.0))
             util[k] = u
             r = response.get(k, d) if response else d
-            term = np.where(d > 0, np.where(u < 1.0, r / (1.0 - u), np.inf), 0.0)
+            term = np.where(d > 0, r * stretch(u), 0.0)
             latency = latency + copies.get(k, 1) * term
     return util, latency
 

@@ -4,7 +4,7 @@ The configuration is turned into its scenario, compiled by :func:`iolab.compile.
 and solved by :func:`iolab.analytic.solve_open` at the required rate. Slot limits (NFSv3
 connection slots, the NFSv4.1 session) are loaded as in Little's law: the IOs inside a
 slot-limited segment are the rate through it times the time spent inside (each cap's
-demand stretched by ``1 / (1 − U)``, plus the delays), and their utilization is that over
+demand stretched by :func:`iolab.analytic.stretch`, plus the delays), and their utilization is that over
 the slots.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analytic import OpenSolution, ResourceLoad, chains, solve_open
+from ..analytic import SERVICE_CV2, OpenSolution, ResourceLoad, chains, solve_open, stretch
 from ..compile import compile_scenario, requests_per_io
 from ..network import Hold, Load, Network, Step, Visit, walk
 from .config import Config
@@ -135,7 +135,7 @@ def slot_loads(network: Network, rate: float, sol: OpenSolution,
                     total += rw * st.latency
                 else:
                     u = util.get(st.resource, 0.0)
-                    total += rw * (cap.demand(st.bytes) / (1.0 - u) if u < 1.0 else np.inf)
+                    total += rw * cap.demand(st.bytes) * float(stretch(u, SERVICE_CV2[cap.service]))
             elif isinstance(st, Load):
                 total += rw * st.law.delay(min(util.get(st.law.cap, 0.0), 1.0))
         return total

@@ -10,7 +10,7 @@ The physics is the compiler's (:mod:`iolab.compile.shares`) under the open model
   each a cap of one TCP stream's bandwidth; writes also load the VM's network egress;
 - NFSv3 gives each connection its slots (128), NFSv4.1 one session per client (64): the IOs
   inside (Little's law: rate × time inside) must fit, which is a utilization too;
-- the unloaded-latency rule and ``R = Σ share × (Z + Σ D / (1 − U))`` as for disks, plus
+- the unloaded-latency rule and ``R = Σ share × (Z + Σ D × stretch(U))`` as for disks, plus
   the share's load delay at the service's utilization (the level's ``load_latency``).
 
 Feasibility only improves as the share grows, so for each (VM, nconnect) row the smallest
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..analytic import stretch
 from ..catalog import ServiceLevel
 from ..catalog.client import client_path, rss_queues_used
 from ..compile.shares import read_ahead_request, stack_parts, stack_seconds
@@ -234,16 +235,15 @@ class _Family:
         u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
         z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s)
 
-        def stretch(d: np.ndarray, u: np.ndarray | float) -> np.ndarray:
-            u = np.asarray(u, dtype=float)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.where(d > 0, np.where(u < 1.0, d / (1.0 - u), np.inf), 0.0)
+        def stretched(d: np.ndarray, u: np.ndarray | float) -> np.ndarray:
+            with np.errstate(invalid="ignore"):
+                return np.where(d > 0, d * stretch(u), 0.0)
 
         load = self.law.delay(u_s) if self.law is not None else 0.0
-        inside = z + load + stretch(d_conn[None, :], u_one[:, None]) + stretch(d_s[None, :], u_s)
-        outside = (stretch(d_net, u_net[:, None]) + stretch(d_recv, u_recv[:, None]) + stretch(d_cpu, u_cpu[:, None])
-                   + stretch(d_queue, u_queue[:, None]) + stretch(d_all_cpu, u_all_cpu[:, None])
-                   + stretch(d_all[None, :], u_all[:, None]))
+        inside = z + load + stretched(d_conn[None, :], u_one[:, None]) + stretched(d_s[None, :], u_s)
+        outside = (stretched(d_net, u_net[:, None]) + stretched(d_recv, u_recv[:, None])
+                   + stretched(d_cpu, u_cpu[:, None]) + stretched(d_queue, u_queue[:, None])
+                   + stretched(d_all_cpu, u_all_cpu[:, None]) + stretched(d_all[None, :], u_all[:, None]))
         latency = (self.q * (inside + outside)).sum(axis=1) / self.requests  # per request, as solve_open
         util = {"service": np.full(len(rows), u_s), "connection": np.maximum(u_one, u_all), "network": u_net,
                 "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
