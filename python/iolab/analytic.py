@@ -387,28 +387,47 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
     own = np.where(active, 1.0 / np.where(active, N, 1.0), 0.0)[:, None]
     phD = ph * D
     half = 0.5 * (1.0 - (np.ones(K) if cv2 is None else np.asarray(cv2, dtype=float)))
+    hD = half[None, :] * D          # the residual-time correction per unit of throughput
+    corrected = bool(hD.any())
     Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
     X = np.zeros(J)
     bound = tol * max(1.0, float(N.max(initial=1.0)))
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(max_iter):
-            # What an arriving IO finds: the others' queues and utilization, its own less one IO.
-            A1 = (1.0 + Q.sum(axis=0) - half * (X @ D))[None, :] - Q * own + half[None, :] * (X[:, None] * D) * own
+            # What an arriving IO finds: the others' queues less the residual-time correction
+            # of their IOs in service (a throttle's half a service), its own less one IO.
+            Qc = Q - hD * X[:, None] if corrected else Q
+            A1 = (1.0 + Qc.sum(axis=0))[None, :] - Qc * own
             cycle = Z + (phD * A1).sum(axis=1)
             if load is not None:
                 passes, laws, c = load
                 cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
             X = np.where(active & (cycle > 0), N / cycle, 0.0)
-            over = X @ D
-            if (over > 1.0).any():  # the residual-time correction must not lift a cap past its rate:
-                # the chains through an overfull cap slow down together, the others not
-                X = X / np.where(D > 0, np.maximum(over, 1.0)[None, :], 1.0).max(axis=1)
             Q_new = X[:, None] * (D * A1)
             if np.abs(Q_new - Q).max() < bound:
                 Q = Q_new
                 break
             Q = 0.5 * Q + 0.5 * Q_new if i > 200 else Q_new
+        if corrected:
+            X, Q = _within_caps(X, Q, D, N)
     return X, Q
+
+
+def _within_caps(X: np.ndarray, Q: np.ndarray, D: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The residual-time correction can lift a saturated cap a little past its rate (at most
+    ``N / (N − 1/2)``): the chains through an overfull cap slow down together to its rate
+    (the others keep theirs), and the IOs they no longer cycle wait in that cap's queue, so
+    each chain's population holds."""
+    XD = X @ D
+    if XD.max(initial=0.0) <= 1.0 + 1e-12:
+        return X, Q
+    chain = np.arange(len(X))
+    scale = np.where(D > 0, np.maximum(XD, 1.0)[None, :], 1.0)
+    at = scale.argmax(axis=1)
+    slow = scale[chain, at]
+    Q = Q / slow[:, None]
+    Q[chain, at] += N * (1.0 - 1.0 / slow)
+    return X / slow, Q
 
 
 def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, phi: np.ndarray,
