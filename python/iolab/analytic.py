@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import mul
 
 import numpy as np
 
@@ -294,11 +295,12 @@ def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None,
     n_int = int(math.floor(N))
     dmax = max(d, default=0.0)
     xmax = 1.0 / dmax if dmax > 0 else math.inf
+    dw = [a * b for a, b in zip(d, w)]
     for n in range(1, n_int + 1):
-        r = [d[g] * (1.0 + q[g] - ad[g] * X) for g in range(G)]
-        total = Z + sum(w[g] * r[g] for g in range(G))
-        X = min(rate(n, total), xmax)
-        q = [X * r[g] for g in range(G)]
+        # residence / demand at each group: 1 + Q − U (1 − cv²) / 2 (Q, U at population n − 1)
+        a = [1.0 + qg - ag * X for qg, ag in zip(q, ad)]
+        X = min(rate(n, Z + sum(map(mul, dw, a))), xmax)
+        q = [X * dg * ag for dg, ag in zip(d, a)]
         if n < N and (X * dmax >= SATURATED or n >= EXACT_STEPS):
             X, q = _large_population(d, w, q, X, n, Z, N, load, ad)
             return X, np.asarray(q)[inverse].reshape(D.shape)
