@@ -113,3 +113,31 @@ def test_sqlite_file_of_another_program_is_left_alone(iolab, tmp_path):
     r = iolab("characterize", str(f), "--no-store")
     assert r.code == 2 and "not an iolab results database" in r.err
     assert f.read_bytes() == before
+
+
+def test_a_perfmon_csv_the_csv_module_cannot_split_is_refused_with_its_line(iolab, tmp_path):
+    """A bare carriage return inside an unquoted field (a file cut and pasted between
+    systems): the csv module's own error, named as the file's and its line's."""
+    lines = (T / "perfmon-de.csv").read_text(encoding="utf-8").split("\n")
+    lines[2] = lines[2].replace(",", ",1\r2", 1) if "," in lines[2] else lines[2].replace(";", ";1\r2", 1)
+    bad = tmp_path / "perfmon.csv"
+    bad.write_bytes("\n".join(lines).encode("utf-8"))
+    r = iolab("characterize", str(bad), "--no-store")
+    assert r.code == 2, (r.out, r.err)
+    assert r.err.startswith(f"error: {bad}: line ") and "not a readable PerfMon CSV" in r.err
+    assert "Traceback" not in r.err and "universal-newline" not in r.err
+
+
+def test_a_bandwidth_log_alone_sizes_on_bandwidth(iolab, tmp_path):
+    """fio's NAME_bw log without its NAME_iops log gives no IO rates: the requirement is the
+    bandwidth alone, printed and written (it once failed looking for the IOPS)."""
+    out = tmp_path / "req.yaml"
+    r = iolab("characterize", str(T / "db_bw.1.log"), "-o", str(out), "--no-store")
+    assert r.code == 0, r.err
+    text = " ".join(r.out.split())
+    assert "Requirements (P95 × 1.3): " in text
+    req = text.split("Requirements (P95 × 1.3): ")[1].split(";")[0]
+    assert req.endswith("MB/s") and "IOPS" not in req
+    import yaml
+    doc = yaml.safe_load(out.read_text())
+    assert "iops" not in doc["require"] and doc["require"]["bandwidth"].endswith("MB/s")

@@ -77,7 +77,11 @@ def _dates(cells: list[tuple[int, str]], file: str) -> list[float]:
 def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> list[Sample]:
     first = text.lstrip().split("\n", 1)[0]
     delim = ";" if first.startswith('"(PDH-CSV 4.0)') and '";"' in first[:80] else ","
-    rows = list(csv.reader(io.StringIO(text.lstrip()), delimiter=delim))
+    reader = csv.reader(io.StringIO(text.lstrip()), delimiter=delim)
+    try:
+        rows = list(reader)
+    except csv.Error as e:  # a quoted field broken across lines, a NUL byte, ...
+        raise bad(file, reader.line_num, f"not a readable PerfMon CSV: {str(e).split(' - ')[0]}") from None
     if not rows:
         raise bad(file, 1, "empty PerfMon CSV")
     head = rows[0]
