@@ -138,6 +138,10 @@ def test_a_bandwidth_log_alone_sizes_on_bandwidth(iolab, tmp_path):
     assert "Requirements (P95 × 1.3): " in text
     req = text.split("Requirements (P95 × 1.3): ")[1].split(";")[0]
     assert req.endswith("MB/s") and "IOPS" not in req
+    # The mix is the share of bytes read (the log: reads 800, 1,600, 2,400 KiB/s; writes 400 each
+    # window), and the note says what was assumed.
+    assert "randrw 80% reads, bs 4k" in text
+    assert "the telemetry gives bandwidth but no IO rates" in text
     import yaml
     doc = yaml.safe_load(out.read_text())
     assert "iops" not in doc["require"] and doc["require"]["bandwidth"].endswith("MB/s")

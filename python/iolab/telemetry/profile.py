@@ -219,6 +219,10 @@ def profile(trace: Trace, *, percentile: float = DEFAULT_PERCENTILE, comfort: fl
     iops_p = combined["total"]["iops"][key]
     bw_p = combined["total"]["bandwidth"][key]
     req = requirements_doc(combined, percentile, comfort)
+    if combined["read_fraction"] is None and combined["total"]["bandwidth"]["max"] > 0:
+        notes.append("the telemetry gives bandwidth but no IO rates (a fio NAME_bw log without its NAME_iops "
+                     "log?): the requirement is the bandwidth, the mix the share of bytes read, and the block "
+                     "size 4 KiB is assumed")
     if trace.sources and all(src["format"] in NFS_FORMATS for src in trace.sources):
         req["search"] = {"kind": "share", "protocols": ["nfs3", "nfs4.1"]}
     return Profile(trace, percentile, comfort, used, per_device, combined, series,
@@ -231,7 +235,10 @@ def requirements_doc(combined: dict, percentile: float, comfort: float) -> dict:
     iops = combined["total"]["iops"][key] * comfort
     bw = combined["total"]["bandwidth"][key] * comfort
     size = combined["mean_io_size"] or 4096.0
-    read = combined["read_fraction"] if combined["read_fraction"] is not None else 1.0
+    read = combined["read_fraction"]
+    if read is None:  # no IO rates (a fio bandwidth log alone): the share of the bytes read
+        rb, wb = combined["read"]["bandwidth"]["mean"], combined["write"]["bandwidth"]["mean"]
+        read = rb / (rb + wb) if rb + wb > 0 else 1.0
     mix = int(round(read * 100))
     job: dict = {"rw": "randread" if mix >= 100 else "randwrite" if mix <= 0 else "randrw"}
     if 0 < mix < 100:
