@@ -45,9 +45,11 @@ def test_fio_stalls_as_iolab_reads_it(iolab, tmp_path, options, expected):
                           "--output-format=json", *[o for o in options.split() if "ioengine" not in o]],
                          capture_output=True, text=True, check=True, cwd=tmp_path).stdout
     measured = sum(j["read"]["iops"] + j["write"]["iops"] for j in json.loads(out)["jobs"])
-    assert measured == pytest.approx(expected, rel=0.05)
+    # fio's stall is a sleep the kernel may end late (timer slack, a busy VM: 500 µs measured as
+    # up to 531 µs), never early: fio can fall short of the stalls' rate, not beat it.
+    assert expected * 0.9 <= measured <= expected * 1.01
     doc = iolab("predict", str(_write(tmp_path, NEAR_ZERO.format(options=options))), "--json").json()
-    assert doc["iops"] == pytest.approx(measured, rel=0.05)
+    assert doc["iops"] == pytest.approx(measured, rel=0.1)
     assert doc["iops"] == pytest.approx(expected, rel=0.002)
     assert doc["latency"]["mean"] == pytest.approx(1e-6, rel=0.01)  # the stall is not the IO's latency
     assert doc.get("warnings", []) == []
