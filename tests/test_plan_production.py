@@ -58,8 +58,9 @@ def test_a_margin_on_session_slots(plan):
     # nconnect 2. At the 1 TiB minimum the service gives 1,024 MiB/s: D = 7.629 µs,
     # U = 40000 × 7.629 µs = 30.5 %; each connection carries 50,000 requests/s and 500 MiB/s:
     # D = max(20, 15.625) = 20 µs for half the IOs, U = 40 %. An IO spends (each cap a
-    # throttle, M/D/1) 1 ms + 7.629 × 0.305/1.39 + 20 × 0.4/1.2 µs = 1.008342 ms inside the
-    # session: 40,000 × 1.008342 ms = 40.33 IOs in 64 slots, 63.0 % busy; fine at 80 %, not at 62 %
+    # throttle, M/D/1; the two connections taken in turn wait half as long) 1 ms + 7.629 ×
+    # 0.305/1.39 + 20 × 0.4/1.2 / 2 µs = 1.005009 ms inside the session: 40,000 × 1.005009 ms
+    # = 40.20 IOs in 64 slots, 62.8 % busy; fine at 80 %, not at 62 %
     # (the session binds the margin: the connections are 40 %, the service 30.5 %).
     text = """
 version: 1
@@ -69,7 +70,7 @@ search: {kind: share, levels: [t-slots], protocols: [nfs4.1], nconnect: [2]}
 """
     doc = plan(text % "")
     slots = doc["candidates"][0]["prediction"]["slots"]
-    assert slots[0]["utilization"] == pytest.approx(40000 * 1.008342e-3 / 64, abs=1e-4)
+    assert slots[0]["utilization"] == pytest.approx(40000 * 1.005009e-3 / 64, abs=1e-4)
     tight = plan(text % ", max_utilization: 0.62")
     assert tight["candidates"] == []
     lacks = tight["nearest"][0]["lacks"]

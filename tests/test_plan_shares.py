@@ -102,14 +102,14 @@ search: {kind: share, levels: [t-large, t-cheap], protocols: [smb3], nconnect: [
 
 def test_nfs41_session_slots_decide(plan):
     # 80,000 IOPS of 8 KiB reads (625 MiB/s). One connection (50,000 requests/s) would be 160 %
-    # busy; two are 80 % busy each (D = max(1 / 50,000, 8 KiB / 500 MiB/s) = 20 µs: adds
-    # 20 × 0.8 / 0.4 = 40 µs).
+    # busy; two are 80 % busy each (D = max(1 / 50,000, 8 KiB / 500 MiB/s) = 20 µs), taken in
+    # turn: each waits half a lone throttle's 20 × 0.8 / 0.4 = 40 µs, adding 20 µs.
     # t-slots at its 1 TiB minimum gives 1,024 MiB/s: U = 0.61035, D = 7.629 µs, adds 5.975 µs.
-    # NFSv3, nconnect 2: time inside a connection's slots 1.045975 ms; 40,000 IOPS per
-    # connection keep 41.84 of its 128 slots busy (32.7 %): feasible at 1 TiB, $512.
+    # NFSv3, nconnect 2: time inside a connection's slots 1.025975 ms; 40,000 IOPS per
+    # connection keep 41.04 of its 128 slots busy (32.1 %): feasible at 1 TiB, $512.
     # NFSv4.1: one session of 64 slots whatever nconnect is; 80,000 IOPS × at least 1 ms is 80
-    # IOs: even at 10 TiB (U = 0.061), with the connections' 40 µs, they keep 83.2 in the
-    # session, 130 % of its slots.
+    # IOs: even at 10 TiB (U = 0.061), with the connections' 20 µs, they keep 81.6 in the
+    # session, 128 % of its slots.
     doc = plan("""
 version: 1
 jobs: [{rw: randread, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
@@ -121,12 +121,12 @@ search: {kind: share, levels: [t-slots], protocols: [nfs3, nfs4.1], nconnect: [1
                                "protocol": "nfs3", "nconnect": 2, "qos": "auto"}
     assert first["monthly_cost"] == pytest.approx(512.0)
     pred = first["prediction"]
-    assert pred["latency"]["mean"] == pytest.approx(1.045975e-3, rel=1e-5)
-    assert max(s["utilization"] for s in pred["slots"]) == pytest.approx(40000 * 1.045975e-3 / 128, abs=1e-4)
+    assert pred["latency"]["mean"] == pytest.approx(1.025975e-3, rel=1e-5)
+    assert max(s["utilization"] for s in pred["slots"]) == pytest.approx(40000 * 1.025975e-3 / 128, abs=1e-4)
     assert doc["feasible"] == 1
     nfs41 = next(m for m in doc["others"] if m["config"]["protocol"] == "nfs4.1")
     assert nfs41["config"]["nconnect"] == 2
-    assert nfs41["lacks"] == ["the NFSv4.1 session slots would be 130% busy at 80,000 IOPS"]
+    assert nfs41["lacks"] == ["the NFSv4.1 session slots would be 128% busy at 80,000 IOPS"]
     assert nfs41["facts"] == ["NFSv4.1 has one session of 64 slots per client, whatever nconnect is"]
 
 

@@ -63,13 +63,15 @@ SERVICE_CV2 = {"deterministic": 0.0, "exponential": 1.0}
 THROTTLE_CV2 = SERVICE_CV2["deterministic"]
 
 
-def stretch(u, cv2=THROTTLE_CV2):
+def stretch(u, cv2=THROTTLE_CV2, turns=1):
     """Open model: how many times its demand an IO spends at a cap of utilization ``u``
     (M/G/1: ``1 + u (1 + cv²) / (2 (1 − u))``; exponential service, cv² = 1, gives M/M/1's
-    ``1 / (1 − u)``; a throttle, cv² = 0, M/D/1's), inf at a full cap. Scalars or arrays."""
+    ``1 / (1 − u)``; a throttle, cv² = 0, M/D/1's), inf at a full cap. A cap one of
+    ``turns`` that take IOs in turn waits ``1 / turns`` of that (the group queues as one
+    server ``turns`` times as fast: Seidmann's approximation). Scalars or arrays."""
     u = np.asarray(u, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(u < 1.0, 1.0 + u * (1.0 + cv2) / (2.0 * (1.0 - u)), np.inf)
+        return np.where(u < 1.0, 1.0 + u * (1.0 + cv2) / (2.0 * (1.0 - u)) / turns, np.inf)
 
 
 #: A cap at or above this utilization counts as saturated (a fair line between busy and saturated).
@@ -97,12 +99,20 @@ class Chains:
     think: np.ndarray | None = None    # per chain: seconds each slot waits between IOs (thinktime)
     cv2: np.ndarray | None = None      # per cap: squared coefficient of variation of its service
                                        # time (0: a throttle's even spacing; 1: exponential)
+    turns: tuple[tuple[int, ...], ...] = ()  # caps taken in turn (round-robin connections), by group
 
     def thinking(self) -> np.ndarray:
         return self.think if self.think is not None else np.zeros(len(self.jobs))
 
     def phi(self) -> np.ndarray:
         return self.overlap if self.overlap is not None else np.ones_like(self.demand)
+
+    def turn_size(self) -> np.ndarray:
+        """(K,): how many caps share each cap's IOs in turn (1 for a cap on its own)."""
+        m = np.ones(len(self.caps))
+        for g in self.turns:
+            m[list(g)] = len(g)
+        return m
 
     def variation(self) -> np.ndarray:
         """(K,): each cap's squared coefficient of variation of service (1 when not given)."""
@@ -159,7 +169,41 @@ def chains(network: Network) -> Chains:
     think = np.array([float(j.think) for j in network.jobs])
     cv2 = np.array([SERVICE_CV2[r.cap.service] for r in network.resources if r.cap is not None])
     return Chains(tuple(jidx), caps, N, D, B, G, Z, S, flats, rate, phi, tuple(laws), L,
-                  think if think.any() else None, cv2)
+                  think if think.any() else None, cv2, _turns(network, kidx))
+
+
+def _turns(network: Network, kidx: dict[str, int]) -> tuple[tuple[int, ...], ...]:
+    """Groups of caps that take a route's IOs in turn: the caps each branch of a round-robin
+    fork that picks one starts with (inside the branch's slot limit, if any), one cap of its
+    own per branch (NFS connections, SMB channels)."""
+    groups: dict[tuple[int, ...], None] = {}
+    for c in network.classes:
+        for st in _forks(c.route):
+            if st.pick != "round-robin" or st.choose != 1 or len(st.branches) < 2:
+                continue
+            members = [v.resource for v in map(_first_visit, st.branches) if v is not None]
+            if (len(members) == len(st.branches) and all(m in kidx for m in members)
+                    and len(set(members)) == len(members)):
+                groups.setdefault(tuple(sorted(kidx[m] for m in members)), None)
+    return tuple(groups)
+
+
+def _first_visit(steps: tuple[Step, ...]) -> Visit | None:
+    """The visit a branch starts with, looking inside a leading slot limit."""
+    while steps and isinstance(steps[0], Hold):
+        steps = steps[0].steps
+    return steps[0] if steps and isinstance(steps[0], Visit) else None
+
+
+def _forks(steps: tuple[Step, ...]):
+    """Every fork of a route, nested ones included."""
+    for st in steps:
+        if isinstance(st, Fork):
+            yield st
+            for b in st.branches:
+                yield from _forks(b)
+        elif isinstance(st, Hold):
+            yield from _forks(st.steps)
 
 
 #: Load delays of one chain: (passes per IO, law, the IO's demand at the law's cap). The
@@ -553,6 +597,32 @@ def _effective_population(ch: Chains, network: Network) -> np.ndarray:
     return N * scale
 
 
+def _in_turn(ch: Chains, D: np.ndarray, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Caps that take IOs in turn (``m`` connections, each IO to the next) queue as one
+    server ``m`` times as fast, the rest of each IO's time at its connection a delay
+    (Seidmann's approximation of a multi-server station): a group's demand ``s`` per IO
+    becomes a queue of ``s / m`` (on its first member) and a delay of ``s (m − 1) / m``.
+    Taking IOs in turn spaces them evenly at each connection, where a random pick would
+    let them bunch up and queue. Utilizations are still each member's own."""
+    if not ch.turns:
+        return D, Z
+    pool, rest = _pooling(ch.turns, len(ch.caps))
+    return D @ pool, Z + (ch.phi() * D) @ rest
+
+
+def _pooling(turns: tuple[tuple[int, ...], ...], K: int) -> tuple[np.ndarray, np.ndarray]:
+    """(K, K) matrix moving each group's demand, divided by its size, onto its first member,
+    and (K,) each cap's share of its demand that becomes a delay ((m − 1) / m in a group)."""
+    pool, rest = np.eye(K), np.zeros(K)
+    for g in turns:
+        idx = list(g)
+        m = len(idx)
+        pool[idx, :] = 0.0
+        pool[idx, idx[0]] = 1.0 / m
+        rest[idx] = (m - 1) / m
+    return pool, rest
+
+
 def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Throughput per chain, utilization per cap and the think time per chain.
 
@@ -573,7 +643,8 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     rounds = 60 if (ch.background.any() or limited) else 1
     for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
-        X = _mva(D_eff, ch.delay + T + S, N_eff, ch.phi(), _loads(ch, D + ch.background), ch.variation())
+        D_q, Z_q = _in_turn(ch, D_eff, ch.delay + T + S)
+        X = _mva(D_q, Z_q, N_eff, ch.phi(), _loads(ch, D + ch.background), ch.variation())
         settled = True
         if flushes.any():
             # Steady writes cannot outrun their flush: a chain whose flush loads a cap past
@@ -908,7 +979,7 @@ def solve_open(network: Network, rate: float, rates: dict[str, float] | None = N
         lam = rate * share
     U = lam @ ch.demand + lam @ ch.background
     with np.errstate(invalid="ignore"):
-        resid = np.where(ch.demand == 0, 0.0, ch.phi() * ch.demand * stretch(U, ch.variation())[None, :])
+        resid = np.where(ch.demand == 0, 0.0, ch.phi() * ch.demand * stretch(U, ch.variation(), ch.turn_size())[None, :])
     R_j = ch.delay + ch.load_delay(np.minimum(U[ch.law_caps()], 1.0)) + resid.sum(axis=1)
     R = float(share @ R_j)
     feasible = bool((U <= 1.0 + 1e-9).all())

@@ -122,6 +122,7 @@ def slot_loads(network: Network, rate: float, sol: OpenSolution,
     share = ch.population / ch.population.sum()
     job_rate = rates if rates is not None else {j: rate * float(share[i]) for i, j in enumerate(ch.jobs)}
     caps = {r.id: r.cap for r in network.resources if r.cap is not None}
+    turns = dict(zip(ch.caps, ch.turn_size().tolist()))
     util = sol.utilization
     out = {s.id: 0.0 for s in network.slot_limits}
 
@@ -135,7 +136,7 @@ def slot_loads(network: Network, rate: float, sol: OpenSolution,
                     total += rw * st.latency
                 else:
                     u = util.get(st.resource, 0.0)
-                    total += rw * cap.demand(st.bytes) * float(stretch(u, SERVICE_CV2[cap.service]))
+                    total += rw * cap.demand(st.bytes) * float(stretch(u, SERVICE_CV2[cap.service], turns[st.resource]))
             elif isinstance(st, Load):
                 total += rw * st.law.delay(min(util.get(st.law.cap, 0.0), 1.0))
         return total

@@ -235,12 +235,12 @@ class _Family:
         u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
         z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s)
 
-        def stretched(d: np.ndarray, u: np.ndarray | float) -> np.ndarray:
+        def stretched(d: np.ndarray, u: np.ndarray | float, turns: np.ndarray | float = 1) -> np.ndarray:
             with np.errstate(invalid="ignore"):
-                return np.where(d > 0, d * stretch(u), 0.0)
+                return np.where(d > 0, d * stretch(u, turns=turns), 0.0)
 
         load = self.law.delay(u_s) if self.law is not None else 0.0
-        inside = z + load + stretched(d_conn[None, :], u_one[:, None]) + stretched(d_s[None, :], u_s)
+        inside = z + load + stretched(d_conn[None, :], u_one[:, None], c) + stretched(d_s[None, :], u_s)
         outside = (stretched(d_net, u_net[:, None]) + stretched(d_recv, u_recv[:, None])
                    + stretched(d_cpu, u_cpu[:, None]) + stretched(d_queue, u_queue[:, None])
                    + stretched(d_all_cpu, u_all_cpu[:, None]) + stretched(d_all[None, :], u_all[:, None]))
