@@ -53,6 +53,7 @@ __all__ = [
     "SERVICE_CV2",
     "THROTTLE_CV2",
     "stretch",
+    "residence",
 ]
 
 #: Squared coefficient of variation of a cap's service time, by its ``service``: a throttle
@@ -72,6 +73,14 @@ def stretch(u, cv2=THROTTLE_CV2, turns=1):
     u = np.asarray(u, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(u < 1.0, 1.0 + u * (1.0 + cv2) / (2.0 * (1.0 - u)) / turns, np.inf)
+
+
+def residence(d, u, cv2=THROTTLE_CV2, turns=1):
+    """Open model: the time an IO of demand ``d`` spends at a cap of utilization ``u``,
+    ``d × stretch(u)`` (see :func:`stretch`): 0 without demand, inf at a full cap."""
+    d = np.asarray(d, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.where(d > 0, d * stretch(u, cv2, turns), 0.0)
 
 
 #: A cap at or above this utilization counts as saturated (a fair line between busy and saturated).
@@ -350,9 +359,9 @@ def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None,
             return X, np.asarray(q)[inverse].reshape(D.shape)
     frac = N - n_int
     if frac > 1e-12:
-        r = [d[g] * (1.0 + q[g] - ad[g] * X) for g in range(G)]
-        X_next = min(rate(n_int + 1, Z + sum(w[g] * r[g] for g in range(G))), xmax)
-        q_next = [X_next * r[g] for g in range(G)]
+        a = [1.0 + qg - ag * X for qg, ag in zip(q, ad)]
+        X_next = min(rate(n_int + 1, Z + sum(map(mul, dw, a))), xmax)
+        q_next = [X_next * dg * ag for dg, ag in zip(d, a)]
         if n_int == 0:
             X, q = frac * X_next, [frac * v for v in q_next]
         else:
@@ -961,9 +970,7 @@ def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray, cv2: float = THROT
     throttle's 0; 1 for M/M/1). Returns (U (..., K), R (...)) with R = Z + Σ D × stretch(U),
     inf where any U ≥ 1."""
     U = lam[..., None] * D
-    with np.errstate(invalid="ignore"):
-        resid = np.where(D == 0, 0.0, D * stretch(U, cv2))
-    return U, Z + resid.sum(axis=-1)
+    return U, Z + residence(D, U, cv2).sum(axis=-1)
 
 
 def solve_open(network: Network, rate: float, rates: dict[str, float] | None = None) -> OpenSolution:
@@ -978,8 +985,7 @@ def solve_open(network: Network, rate: float, rates: dict[str, float] | None = N
         share = ch.population / ch.population.sum()
         lam = rate * share
     U = lam @ ch.demand + lam @ ch.background
-    with np.errstate(invalid="ignore"):
-        resid = np.where(ch.demand == 0, 0.0, ch.phi() * ch.demand * stretch(U, ch.variation(), ch.turn_size())[None, :])
+    resid = residence(ch.phi() * ch.demand, U[None, :], ch.variation(), ch.turn_size())
     R_j = ch.delay + ch.load_delay(np.minimum(U[ch.law_caps()], 1.0)) + resid.sum(axis=1)
     R = float(share @ R_j)
     feasible = bool((U <= 1.0 + 1e-9).all())

@@ -168,7 +168,9 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
                       f"most IOPS); {_reach(p)}; beyond the knee latency grows about linearly "
                       f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
-    if burst is not None and burst_changes(p) and not burst.spending:
+    if burst is None or not burst_changes(p):
+        pass
+    elif not burst.spending:
         held = _labels(burst.resources)
         one = len(held) == 1 and not held[0][0].isdigit()
         console.print(f"[bold]Burst:[/] while {', '.join(held)} {'has' if one else 'have'} burst credits "
@@ -176,7 +178,7 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
                       f"queues and load delay): {format_ops(burst.iops)}, {format_rate(burst.bandwidth)}, "
                       f"{format_duration(burst.latency)}; at this load {'it stays' if one else 'they stay'} within "
                       f"{'its' if one else 'their'} sustained rate, so a full bucket is not drawn down.")
-    elif burst is not None and burst_changes(p):
+    else:
         lasts = "indefinitely at this load" if burst.duration is None else f"for {format_duration(burst.duration)}"
         idle = _labels([r for r in burst.resources if r not in burst.spending])
         one = len(idle) == 1 and not idle[0][0].isdigit()

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..analytic import stretch
+from ..analytic import residence
 from ..catalog import DiskSku, ProvisionedDisk, Vm
 from ..compile.disks import touched
 from ..network import Cap
@@ -111,7 +111,7 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
     stripe: the demand given is per member). ``response[k]`` (default ``on_path[k]``): the
     part of that demand that adds to the response time — a striped IO's members run in
     parallel, so it counts one member, not all it touches (as :func:`iolab.network.walk`).
-    ``R = Z + Σ_k copies × response × stretch(U)`` (:func:`iolab.analytic.stretch`: a
+    ``R = Z + Σ_k copies × response × stretch(U)`` (:func:`iolab.analytic.residence`: a
     throttle's M/D/1), inf where a cap with demand is saturated.
     """
     util: dict[str, np.ndarray] = {}
@@ -121,8 +121,7 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
             u = lam * (d + background.get(k, 0.0))
             util[k] = u
             r = response.get(k, d) if response else d
-            term = np.where(d > 0, r * stretch(u), 0.0)
-            latency = latency + copies.get(k, 1) * term
+            latency = latency + copies.get(k, 1) * residence(r, u)
     return util, latency
 
 

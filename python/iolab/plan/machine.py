@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analytic import stretch
+from ..analytic import residence
 from ..catalog import DiskSku
 from ..network import Network
 from ..units import format_duration, format_ops, format_rate
@@ -248,8 +248,7 @@ def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list) 
     load = {k: cat(lambda b, k=k: np.asarray(b.util.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}
     base = latency.copy()
     for k in _VM_KINDS:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            base = base - np.where(path[k] > 0, np.where(load[k] < 1, path[k] * stretch(load[k]), 0.0), 0.0)
+        base = base - np.where(load[k] < 1, residence(path[k], load[k]), 0.0)
     return _Part(req, wl, limits, batches, cat(lambda b: np.full(len(b), batches.index(b))).astype(int),
                  cat(lambda b: np.arange(len(b))).astype(int), vm,
                  cat(lambda b: b.cost) - (cl.price[vm] if len(vm) else 0.0), base, path, load,
@@ -283,8 +282,7 @@ def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: 
         lat = p.base[grid[w]].copy()
         for k in _VM_KINDS:
             d = p.path[k][grid[w]]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                lat = lat + np.where(d > 0, d * stretch(u[k]), 0.0)
+            lat = lat + residence(d, u[k])
         latencies.append(lat)
     disks = sum(p.count[grid[w]] for w, p in enumerate(parts))
     busiest = np.maximum(u["vm"], u["vm-cache"])

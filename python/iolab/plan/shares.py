@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analytic import stretch
+from ..analytic import residence
 from ..catalog import ServiceLevel
 from ..catalog.client import client_path, rss_queues_used
 from ..compile.shares import read_ahead_request, stack_parts, stack_seconds
@@ -235,15 +235,11 @@ class _Family:
         u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
         z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s)
 
-        def stretched(d: np.ndarray, u: np.ndarray | float, turns: np.ndarray | float = 1) -> np.ndarray:
-            with np.errstate(invalid="ignore"):
-                return np.where(d > 0, d * stretch(u, turns=turns), 0.0)
-
         load = self.law.delay(u_s) if self.law is not None else 0.0
-        inside = z + load + stretched(d_conn[None, :], u_one[:, None], c) + stretched(d_s[None, :], u_s)
-        outside = (stretched(d_net, u_net[:, None]) + stretched(d_recv, u_recv[:, None])
-                   + stretched(d_cpu, u_cpu[:, None]) + stretched(d_queue, u_queue[:, None])
-                   + stretched(d_all_cpu, u_all_cpu[:, None]) + stretched(d_all[None, :], u_all[:, None]))
+        inside = z + load + residence(d_conn[None, :], u_one[:, None], turns=c) + residence(d_s[None, :], u_s)
+        outside = (residence(d_net, u_net[:, None]) + residence(d_recv, u_recv[:, None])
+                   + residence(d_cpu, u_cpu[:, None]) + residence(d_queue, u_queue[:, None])
+                   + residence(d_all_cpu, u_all_cpu[:, None]) + residence(d_all[None, :], u_all[:, None]))
         latency = (self.q * (inside + outside)).sum(axis=1) / self.requests  # per request, as solve_open
         util = {"service": np.full(len(rows), u_s), "connection": np.maximum(u_one, u_all), "network": u_net,
                 "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
