@@ -332,41 +332,77 @@ def exact_mva(D: np.ndarray, Z: float, N: float, phi: np.ndarray | None = None,
     D = np.asarray(D, dtype=float)
     if N <= 0:
         return 0.0, np.zeros_like(D)
-    ph = np.ones_like(D) if phi is None else np.asarray(phi, dtype=float)
-    cv = np.ones_like(D) if cv2 is None else np.asarray(cv2, dtype=float)
-    keys, inverse, counts = np.unique(np.stack([D, ph, cv], axis=-1).reshape(-1, 3), axis=0, return_inverse=True,
-                                      return_counts=True)
-    inverse = inverse.reshape(-1)
-    d = [float(v) for v in keys[:, 0]]
-    w = [float(m) * float(f) for m, f in zip(counts, keys[:, 1])]
-    # The residual-time correction per station: D × (1 − cv²) / 2, times the utilization X D.
-    ad = [float(v) * 0.5 * (1.0 - float(c)) for v, c in zip(keys[:, 0], keys[:, 2])]
-    G = len(d)
-    q = [0.0] * G
-    X = 0.0
-    rate = _rate_function(load)
-    n_int = int(math.floor(N))
+    d, w, ad, inverse = _groups(D, phi, cv2)
+    X, q = 0.0, [0.0] * len(d)
     dmax = max(d, default=0.0)
-    xmax = 1.0 / dmax if dmax > 0 else math.inf
-    dw = [a * b for a, b in zip(d, w)]
+    n_int = int(math.floor(N))
+    steps = _climb(d, w, ad, Z, load)
     for n in range(1, n_int + 1):
-        # residence / demand at each group: 1 + Q − U (1 − cv²) / 2 (Q, U at population n − 1)
-        a = [1.0 + qg - ag * X for qg, ag in zip(q, ad)]
-        X = min(rate(n, Z + sum(map(mul, dw, a))), xmax)
-        q = [X * dg * ag for dg, ag in zip(d, a)]
+        X, q = next(steps)
         if n < N and (X * dmax >= SATURATED or n >= EXACT_STEPS):
             X, q = _large_population(d, w, q, X, n, Z, N, load, ad)
             return X, np.asarray(q)[inverse].reshape(D.shape)
     frac = N - n_int
     if frac > 1e-12:
-        a = [1.0 + qg - ag * X for qg, ag in zip(q, ad)]
-        X_next = min(rate(n_int + 1, Z + sum(map(mul, dw, a))), xmax)
-        q_next = [X_next * dg * ag for dg, ag in zip(d, a)]
-        if n_int == 0:
-            X, q = frac * X_next, [frac * v for v in q_next]
-        else:
-            X, q = X + frac * (X_next - X), [a + frac * (b - a) for a, b in zip(q, q_next)]
+        X_next, q_next = next(steps)
+        X, q = X + frac * (X_next - X), [a + frac * (b - a) for a, b in zip(q, q_next)]
     return X, np.asarray(q)[inverse].reshape(D.shape)
+
+
+def exact_reach(D: np.ndarray, Z: float, target: float, most: float, phi: np.ndarray | None = None,
+                load: Loads = (), cv2: np.ndarray | None = None) -> float | None:
+    """The population at which :func:`exact_mva` first gives ``target``, from one climb of
+    its recursion (the throughput at every population on the way; between two integers it
+    interpolates as ``exact_mva`` does). None when the climb cannot tell: the target not
+    reached by ``most``, by :data:`EXACT_STEPS` or before the busiest station saturates."""
+    D = np.asarray(D, dtype=float)
+    d, w, ad, _ = _groups(D, phi, cv2)
+    dmax = max(d, default=0.0)
+    X_prev = 0.0
+    steps = _climb(d, w, ad, Z, load)
+    for n in range(1, int(min(most, EXACT_STEPS)) + 1):
+        X, _ = next(steps)
+        if X >= target:
+            return n - 1 + (target - X_prev) / (X - X_prev)
+        if X * dmax >= SATURATED:
+            return None
+        X_prev = X
+    return None
+
+
+def _groups(D: np.ndarray, phi: np.ndarray | None, cv2: np.ndarray | None
+            ) -> tuple[list[float], list[float], list[float], np.ndarray]:
+    """Stations of equal demand, phi and cv² have equal queues: the distinct demands ``d``,
+    their weights in the cycle ``w`` (count × phi), their residual-time corrections ``ad``
+    (``D (1 − cv²) / 2``, times the utilization ``X D`` at each step) and each station's group."""
+    ph = np.ones_like(D) if phi is None else np.asarray(phi, dtype=float)
+    cv = np.ones_like(D) if cv2 is None else np.asarray(cv2, dtype=float)
+    keys, inverse, counts = np.unique(np.stack([D, ph, cv], axis=-1).reshape(-1, 3), axis=0, return_inverse=True,
+                                      return_counts=True)
+    d = [float(v) for v in keys[:, 0]]
+    w = [float(m) * float(f) for m, f in zip(counts, keys[:, 1])]
+    ad = [float(v) * 0.5 * (1.0 - float(c)) for v, c in zip(keys[:, 0], keys[:, 2])]
+    return d, w, ad, inverse.reshape(-1)
+
+
+def _climb(d: list[float], w: list[float], ad: list[float], Z: float, load: Loads):
+    """Exact MVA's recursion over the groups of :func:`_groups`: yields the throughput and
+    the groups' queues at populations 1, 2, 3, … (in plain floats: a population of
+    thousands takes about a millisecond)."""
+    q = [0.0] * len(d)
+    X = 0.0
+    rate = _rate_function(load)
+    dmax = max(d, default=0.0)
+    xmax = 1.0 / dmax if dmax > 0 else math.inf
+    dw = [a * b for a, b in zip(d, w)]
+    n = 0
+    while True:
+        n += 1
+        # residence / demand at each group: 1 + Q − U (1 − cv²) / 2 (Q, U at population n − 1)
+        a = [1.0 + qg - ag * X for qg, ag in zip(q, ad)]
+        X = min(rate(n, Z + sum(map(mul, dw, a))), xmax)
+        q = [X * dg * ag for dg, ag in zip(d, a)]
+        yield X, q
 
 
 #: Utilisation of the busiest station from which a larger population no longer changes
@@ -426,15 +462,17 @@ def _large_population(d: list[float], w: list[float], q: list[float], X: float, 
 def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarray | None = None,
                    tol: float = 1e-10, max_iter: int = 20000,
                    load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None,
-                   cv2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   cv2: np.ndarray | None = None, start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Schweitzer–Bard approximate MVA for several chains.
 
     ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations, ``phi`` (J, K) as in
     :func:`exact_mva`; ``load``: load delays as :func:`_loads` gives them, each evaluated
     at the utilization its cap had in the previous round (they settle with the queues);
     ``cv2`` (K,): the stations' squared coefficients of variation of service, as in
-    :func:`exact_mva` (the residual-time correction at the previous round's utilization).
-    Returns (throughput per chain (J,), queue lengths (J, K))."""
+    :func:`exact_mva` (the residual-time correction at the previous round's utilization);
+    ``start`` (J, K): queues to start from (the solution at nearby populations, scaled to
+    these; each chain's population spread evenly over its stations and the delay when not
+    given). Returns (throughput per chain (J,), queue lengths (J, K))."""
     ph = np.ones_like(D) if phi is None else phi
     J, K = D.shape
     active = N > 0
@@ -444,28 +482,85 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
     half = 0.5 * (1.0 - (np.ones(K) if cv2 is None else np.asarray(cv2, dtype=float)))
     hD = half[None, :] * D          # the residual-time correction per unit of throughput
     corrected = bool(hD.any())
-    Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
-    X = np.zeros(J)
+    if start is None:
+        Q = np.where(active[:, None], N[:, None] / max(K + 1, 1), 0.0) * np.ones((J, K))
+    else:
+        Q = np.where(active[:, None], start, 0.0)
     bound = tol * max(1.0, float(N.max(initial=1.0)))
+    # The rounds' state, one vector: the queues, then the throughputs (the residual-time
+    # correction and the load delays use the last round's) in busy fractions of each
+    # chain's largest demand, so that both weigh alike in the acceleration.
+    JK = J * K
+    scale = D.max(axis=1, initial=0.0)
+    scale = np.where(scale > 0, scale, 1.0)
+    state = np.concatenate([Q.ravel(), np.zeros(J)])
+    DA = np.empty((J, K))
+    past: list = []   # the latest rounds, for Anderson's acceleration
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(max_iter):
+            Q = state[:JK].reshape(J, K)
+            X = state[JK:] / scale
             # What an arriving IO finds: the others' queues less the residual-time correction
             # of their IOs in service (a throttle's half a service), its own less one IO.
             Qc = Q - hD * X[:, None] if corrected else Q
-            A1 = (1.0 + Qc.sum(axis=0))[None, :] - Qc * own
+            A1 = (1.0 + Qc.sum(axis=0)) - Qc * own
             cycle = Z + (phD * A1).sum(axis=1)
             if load is not None:
                 passes, laws, c = load
                 cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
-            X = np.where(active & (cycle > 0), N / cycle, 0.0)
-            Q_new = X[:, None] * (D * A1)
-            if np.abs(Q_new - Q).max() < bound:
-                Q = Q_new
+            X_new = np.divide(N, cycle, out=np.zeros(J), where=cycle > 0)   # idle chains: N = 0
+            np.multiply(D, A1, out=DA)
+            DA *= X_new[:, None]
+            step = np.concatenate([DA.ravel(), X_new * scale])
+            step -= state
+            if float(np.abs(step).max()) < bound:
+                Q, X = DA, X_new
                 break
-            Q = 0.5 * Q + 0.5 * Q_new if i > 200 else Q_new
+            if i > 200:
+                state = state + 0.5 * step
+                continue
+            plain = state + step
+            state = _accelerated(state, step, past)
+            # The equations also hold at points no queue can reach (a negative queue): there
+            # the plain round is taken instead, and the acceleration starts again.
+            if state[:JK].min(initial=0.0) < 0.0:
+                state = plain
+                past.clear()
+        else:
+            Q, X = state[:JK].reshape(J, K), state[JK:] / scale
         if corrected:
             X, Q = _within_caps(X, Q, D, N)
     return X, Q
+
+
+#: Rounds of Schweitzer–Bard's fixed point whose steps Anderson's acceleration combines.
+ANDERSON_MEMORY = 4
+
+
+def _accelerated(x: np.ndarray, step: np.ndarray, past: list) -> np.ndarray:
+    """The next state of a fixed-point iteration from the current one ``x`` and the round's
+    ``step`` (``F(x) − x``), by Anderson's acceleration: the combination of the latest rounds
+    whose steps cancel best (least squares), which converges in a fraction of the plain
+    iteration's rounds when its slowest modes shrink slowly or rotate. ``past`` keeps the
+    latest round and the differences of the rounds before it, updated here."""
+    if ANDERSON_MEMORY == 0:
+        return x + step
+    if past:
+        last_x, last_step, diffs = past[-1]
+        diffs = (diffs + [(x - last_x, step - last_step)])[-ANDERSON_MEMORY:]
+    else:
+        diffs = []
+    past[:] = [(x, step, diffs)]
+    if not diffs:
+        return x + step
+    dx = np.array([d[0] for d in diffs]).T
+    dF = np.array([d[1] for d in diffs]).T
+    # The least-squares weights from the normal equations (a few columns: cheaper than a
+    # factorization), kept solvable by a ridge of 1e-12 of their scale.
+    G = dF.T @ dF
+    G.flat[::len(diffs) + 1] += 1e-12 * float(np.trace(G)) + 1e-300
+    gamma = np.linalg.solve(G, dF.T @ step)
+    return x + step - (dx + dF) @ gamma
 
 
 def _within_caps(X: np.ndarray, Q: np.ndarray, D: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -487,15 +582,21 @@ def _within_caps(X: np.ndarray, Q: np.ndarray, D: np.ndarray, N: np.ndarray) -> 
 
 def _mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, phi: np.ndarray,
          load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None = None,
-         cv2: np.ndarray | None = None) -> np.ndarray:
+         cv2: np.ndarray | None = None, start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Throughput per chain and, for several chains, the queues (a start for the next
+    solve of nearby populations); one chain: exact MVA, and no queues returned."""
     if len(N) == 1:
-        one: Loads = ()
-        if load is not None:
-            passes, laws, c = load
-            one = tuple((float(passes[0, l]), law, float(c[0, l])) for l, law in enumerate(laws))
-        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0], one, cv2)
-        return np.array([X])
-    return schweitzer_mva(D, Z, N, phi=phi, load=load, cv2=cv2)[0]
+        X, _ = exact_mva(D[0], float(Z[0]), float(N[0]), phi[0], _first_chain(load), cv2)
+        return np.array([X]), None
+    return schweitzer_mva(D, Z, N, phi=phi, load=load, cv2=cv2, start=start)
+
+
+def _first_chain(load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray] | None) -> Loads:
+    """The first chain's load delays (:data:`Loads`) from the chains' (:func:`_loads`)."""
+    if load is None:
+        return ()
+    passes, laws, c = load
+    return tuple((float(passes[0, l]), law, float(c[0, l])) for l, law in enumerate(laws))
 
 
 @dataclass(frozen=True)
@@ -573,6 +674,7 @@ class Solution:
     knee_outstanding: float
     burst: BurstResult | None
     load: tuple[LoadDelay, ...] = ()
+    upper_iops: float = math.inf  # the most IOPS at any concurrency for this mix of chains (:func:`limits`)
 
     @property
     def iops(self) -> float:
@@ -632,8 +734,11 @@ def _pooling(turns: tuple[tuple[int, ...], ...], K: int) -> tuple[np.ndarray, np
     return pool, rest
 
 
-def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Throughput per chain, utilization per cap and the think time per chain.
+def _solve_closed(ch: Chains, network: Network, D: np.ndarray, start: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Throughput per chain, utilization per cap, the think time per chain, and the queues
+    of several chains' Schweitzer–Bard solution (None for one chain), from which a solve of
+    nearby populations can ``start``.
 
     Background load (a host cache's lazy flush) inflates the demands it shares a cap with.
     A chain with a rate limit (fio's ``rate_iops``) waits between IOs: the think time ``T``
@@ -650,10 +755,11 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
     flushes = ch.background > 0
     limited = ch.rate is not None and bool(np.isfinite(ch.rate).any())
     rounds = 60 if (ch.background.any() or limited) else 1
+    Q = start
     for _ in range(rounds):
         D_eff = D / np.clip(1.0 - U_bg, 1e-6, None)[None, :]
         D_q, Z_q = _in_turn(ch, D_eff, ch.delay + T + S)
-        X = _mva(D_q, Z_q, N_eff, ch.phi(), _loads(ch, D + ch.background), ch.variation())
+        X, Q = _mva(D_q, Z_q, N_eff, ch.phi(), _loads(ch, D + ch.background), ch.variation(), Q)
         settled = True
         if flushes.any():
             # Steady writes cannot outrun their flush: a chain whose flush loads a cap past
@@ -678,14 +784,15 @@ def _solve_closed(ch: Chains, network: Network, D: np.ndarray) -> tuple[np.ndarr
             break
         U_bg = np.minimum(new_bg, 0.999)
     U = X @ D + X @ ch.background
-    return X, U, T * (ch.population / np.where(N_eff > 0, N_eff, 1.0))
+    return X, U, T * (ch.population / np.where(N_eff > 0, N_eff, 1.0)), Q
 
 
-def solve(network: Network) -> Solution:
+def solve(network: Network, ch: Chains | None = None) -> Solution:
     """Predict a closed network: throughput, latency per class, utilizations, bottleneck,
-    knee, and the burst phase when any cap has burst credits."""
-    ch = chains(network)
-    X, U, T = _solve_closed(ch, network, ch.demand)
+    knee, the most IOPS at any concurrency, and the burst phase when any cap has burst
+    credits. ``ch``: the network's chains, when the caller has them already."""
+    ch = chains(network) if ch is None else ch
+    X, U, T, _ = _solve_closed(ch, network, ch.demand)
     labels = {r.id: r for r in network.resources}
     resources = tuple(
         ResourceLoad(k, labels[k].label, labels[k].kind, float(U[i])) for i, k in enumerate(ch.caps)
@@ -700,6 +807,7 @@ def solve(network: Network) -> Solution:
     job_iops = {j: float(X[jidx[j]]) for j in ch.jobs}
     job_latency = {j: float(ch.population[jidx[j]] / X[jidx[j]] - T[jidx[j]]) if X[jidx[j]] > 0 else math.inf
                    for j in ch.jobs}
+    bound = limits(network, ch, X)
     return Solution(
         classes=classes,
         job_iops=job_iops,
@@ -708,9 +816,10 @@ def solve(network: Network) -> Solution:
         slots=slot_loads,
         bottleneck=_bottleneck(resources, slot_loads),
         outstanding=float(ch.population.sum()),
-        knee_outstanding=limits(network, ch, X).knee,
+        knee_outstanding=bound.knee,
         burst=_burst(network, ch),
         load=loads,
+        upper_iops=bound.max_iops,
     )
 
 
@@ -849,10 +958,20 @@ def reach(network: Network, ch: Chains, target: float, *, most: float = 1e6) -> 
 
     The search starts where Little's law allows it (no chain can beat its population over
     its unloaded latency), doubles until the target is reached, then closes the bracket by
-    regula falsi (the Illinois variant)."""
+    regula falsi (the Illinois variant). One chain with neither a rate limit nor a
+    background load needs no search: one climb of exact MVA's recursion passes every
+    population (:func:`exact_reach`)."""
+    direct = _reach_one_chain(network, ch, target, most)
+    if direct is not None:
+        return direct
+    last: list = []   # the latest solve's scale and queues: the next one starts from them
+
     def iops(f: float) -> float:
         scaled = replace(ch, population=ch.population * f)
-        return float(_solve_closed(scaled, network, scaled.demand)[0].sum())
+        start = last[1] * (f / last[0]) if last and last[1] is not None else None
+        X, _, _, Q = _solve_closed(scaled, network, scaled.demand, start)
+        last[:] = [f, Q]
+        return float(X.sum())
 
     total = float(ch.population.sum())
     if total <= 0:
@@ -890,11 +1009,26 @@ def reach(network: Network, ch: Chains, target: float, *, most: float = 1e6) -> 
     return hi * total
 
 
+def _reach_one_chain(network: Network, ch: Chains, target: float, most: float) -> float | None:
+    """:func:`reach` for one chain whose closed solution is one exact MVA (no rate limit,
+    no background load: :func:`_solve_closed` in one round); None otherwise, or when the
+    climb cannot tell. Slot limits hold the population at their slots, so the climb stops
+    there."""
+    if len(ch.population) != 1 or ch.population[0] <= 0 or ch.background.any():
+        return None
+    if ch.rate is not None and bool(np.isfinite(ch.rate).any()):
+        return None
+    held = float(_effective_population(replace(ch, population=np.array([most])), network)[0])
+    D, Z = _in_turn(ch, ch.demand, ch.delay + ch.thinking())
+    return exact_reach(D[0], float(Z[0]), target, held, ch.phi()[0], _first_chain(_loads(ch, ch.demand)),
+                       ch.variation())
+
+
 def _burst(network: Network, ch: Chains) -> BurstResult | None:
     bursting = [r for r in network.resources if r.cap is not None and r.cap.burst is not None]
     if not bursting:
         return None
-    X, U, T = _solve_closed(ch, network, ch.burst_demand)
+    X, U, T, _ = _solve_closed(ch, network, ch.burst_demand)
     kidx = {k: i for i, k in enumerate(ch.caps)}
     N = ch.population
     iops = float(X.sum())

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from dataclasses import dataclass, replace
 
-from .analytic import Solution, chains, limits, reach, solve
+from .analytic import Solution, chains, reach, solve
 from .compile import compile_scenario
 from .errors import SchemaError
 from .network import Network
@@ -183,10 +182,9 @@ def predict(scenario: Scenario) -> Prediction:
     """Compile and solve a scenario (pure and deterministic)."""
     scenario = settle_mixes(scenario)
     network = compile_scenario(scenario)
-    solution = solve(network)
     ch = chains(network)
-    x = np.array([solution.job_iops[j] for j in ch.jobs])
-    upper = limits(network, ch, x).max_iops
+    solution = solve(network, ch)
+    upper = solution.upper_iops
     at_90 = reach(network, ch, 0.9 * upper) if math.isfinite(upper) else None
     return Prediction(scenario, network, solution, upper, at_90)
 
