@@ -199,3 +199,27 @@ def test_printed_names_are_kept_as_given_not_read_as_emoji_codes(iolab, tmp_path
     assert missing.code == 2 and missing.err.strip() == f"error: {tmp_path / 'gone:fire:.yaml'}: file not found"
     loaded = _command_loads("predict", str(scenario))
     assert "rich._emoji_codes" not in loaded and "iolab.prediction" in loaded
+
+
+def test_the_console_script_collects_young_garbage_less_often_an_embedding_program_keeps_its_own():
+    """The console script raises the collector's youngest threshold (start-up's long-lived
+    objects are not walked again and again); a program calling ``main(argv)`` keeps its own."""
+    from iolab.cli.process import YOUNG_COLLECTION
+
+    script = ("import atexit, gc, sys\n"
+              "atexit.register(lambda: print('threshold', gc.get_threshold()[0]))\n"
+              "sys.argv = ['iolab', 'check', 'examples/oltp-ds13-p30.yaml']\n"
+              "from iolab.cli import main\n"
+              "main()\n")
+    embedded = ("import contextlib, gc, io, iolab.cli\n"
+                "gc.set_threshold(1234, 10, 10)\n"
+                "try:\n"
+                "    with contextlib.redirect_stdout(io.StringIO()):\n"
+                "        iolab.cli.main(['check', 'examples/oltp-ds13-p30.yaml'])\n"
+                "except SystemExit as e:\n"
+                "    print('exit', e.code, 'threshold', gc.get_threshold()[0])\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    alone = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert alone.returncode == 0 and alone.stdout.splitlines()[-1] == f"threshold {YOUNG_COLLECTION}", alone.stderr
+    inside = subprocess.run([sys.executable, "-c", embedded], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert inside.stdout == "exit 0 threshold 1234\n", inside.stderr

@@ -94,8 +94,8 @@ def main(argv: list[str] | None = None) -> None:
     (:func:`iolab.cli.process.leave`); given `argv`, it raises ``SystemExit`` as usual."""
     from .process import leave, prepare
 
-    prepare()  # environment defaults that make start-up cheap (pydantic plugins, OpenBLAS threads)
     console_script = argv is None
+    prepare(console_script)  # defaults that make start-up cheap (pydantic plugins, OpenBLAS threads, collector)
     argv = sys.argv[1:] if argv is None else argv
     code = common.run(make_app(commands_for(argv)), argv)
     if console_script and argv[:1] in (["check"], ["predict"], ["plan"], ["--version"]):

@@ -7,6 +7,12 @@ changes what it computes or prints (see docs/performance.md, Start-up).
 - ``OPENBLAS_NUM_THREADS=1`` (unless set): numpy's OpenBLAS otherwise starts a thread per
   core when numpy is imported, which costs CPU time in every command that imports numpy;
   iolab's matrix products are a few rows and columns, below where OpenBLAS splits work.
+- The console script's cyclic garbage collector collects its youngest generation every 50,000 new
+  objects instead of every 700: start-up creates a few hundred thousand objects that live
+  as long as the process (modules, classes, validators, the catalog), and at Python's
+  default every one of them is walked again and again by collections that find almost
+  nothing (about 7 % of `predict`'s and `plan`'s CPU time). Garbage without cycles is
+  freed at once as always; cycles wait a little longer.
 - :func:`leave` ends a command that reads files and prints (``check``, ``predict``,
   ``plan``) as the interpreter would, flushing its output and running its exit handlers,
   but without then tearing down every module and object one by one (50 to 100 ms once
@@ -17,16 +23,24 @@ changes what it computes or prints (see docs/performance.md, Start-up).
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 from typing import NoReturn
 
-__all__ = ["prepare", "leave"]
+__all__ = ["prepare", "leave", "YOUNG_COLLECTION"]
 
-def prepare() -> None:
-    """Set the process up for the console script (see the module's docstring)."""
+#: New objects between two collections of the youngest generation (Python's default: 700).
+YOUNG_COLLECTION = 50_000
+
+def prepare(console_script: bool = True) -> None:
+    """Set the process up for the console script (see the module's docstring); a program
+    that calls the command line (``console_script`` False) keeps its collector's settings."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if console_script:
+        _, older, oldest = gc.get_threshold()
+        gc.set_threshold(YOUNG_COLLECTION, older, oldest)
 
 
 def leave(code: int) -> NoReturn:
