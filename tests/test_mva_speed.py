@@ -18,6 +18,7 @@ from iolab import analytic
 from iolab.analytic import chains, exact_mva, exact_reach, reach, schweitzer_mva
 from iolab.compile import compile_scenario
 from iolab.filekind import kind_of_data
+from iolab.network import LoadLaw
 from iolab.prediction import predict, settle_mixes
 from iolab.scenario import load_scenario
 
@@ -57,6 +58,42 @@ def test_accelerated_schweitzer_finds_the_plain_fixed_point(net):
     assert np.allclose(X_fast, X_plain, rtol=1e-6, atol=1e-9)
     assert np.allclose(Q_fast, Q_plain, rtol=1e-5, atol=1e-6 * max(1.0, N.max()))
     assert Q_fast.min() >= 0.0
+
+
+@st.composite
+def loaded_networks(draw):
+    """Networks whose chains also meet load delays: a delay that grows with a cap's
+    utilization (a share's latency under load), at the previous round's utilization."""
+    D, Z, N, cv2 = draw(networks())
+    J, K = D.shape
+    laws, columns = [], []
+    for _ in range(draw(st.integers(1, 2))):
+        k = draw(st.integers(0, K - 1))
+        laws.append(LoadLaw(f"r{k}", draw(st.floats(1e-4, 5e-3)), draw(st.floats(0.0, 0.9)),
+                            draw(st.sampled_from([1.0, 2.0, 3.0]))))
+        columns.append(k)
+    passes = np.array([[float(D[j, k] > 0) for k in columns] for j in range(J)])
+    return D, Z, N, cv2, (passes, tuple(laws), D[:, columns])
+
+
+@settings(max_examples=200, deadline=None)
+@given(loaded_networks())
+def test_accelerated_schweitzer_with_load_delays_solves_its_equations(net):
+    """With load delays the plain rounds can swing between a light load and a heavy one
+    without settling; the accelerated answer solves Schweitzer–Bard's equations: each
+    chain's throughput is its population over its cycle (the queues it finds, the delays at
+    the utilizations it causes) and each queue is Little's law of its residence."""
+    D, Z, N, _, load = net
+    exponential = np.ones(D.shape[1])    # no residual-time correction: the plain equations
+    X, Q = schweitzer_mva(D, Z, N, cv2=exponential, load=load)
+    passes, laws, c = load
+    own = np.where(N > 0, 1.0 / np.where(N > 0, N, 1.0), 0.0)[:, None]
+    A1 = 1.0 + Q.sum(axis=0) - Q * own
+    cycle = Z + (D * A1).sum(axis=1) + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
+    expected = np.divide(N, cycle, out=np.zeros_like(N), where=cycle > 0)
+    assert np.allclose(X, expected, rtol=1e-6, atol=1e-9)
+    assert np.allclose(Q, X[:, None] * D * A1, rtol=1e-6, atol=1e-6 * max(1.0, N.max()))
+    assert Q.min() >= 0.0
 
 
 def test_acceleration_takes_fewer_rounds_on_the_examples(monkeypatch):

@@ -506,8 +506,7 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
             A1 = (1.0 + Qc.sum(axis=0)) - Qc * own
             cycle = Z + (phD * A1).sum(axis=1)
             if load is not None:
-                passes, laws, c = load
-                cycle = cycle + passes @ np.array([law.delay(float(u)) for law, u in zip(laws, X @ c)])
+                cycle = cycle + _loaded_delays(N, cycle, load, X @ load[2])
             X_new = np.divide(N, cycle, out=np.zeros(J), where=cycle > 0)   # idle chains: N = 0
             np.multiply(D, A1, out=DA)
             DA *= X_new[:, None]
@@ -531,6 +530,67 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
         if corrected:
             X, Q = _within_caps(X, Q, D, N)
     return X, Q
+
+
+def _loaded_delays(N: np.ndarray, A: np.ndarray, load: tuple[np.ndarray, tuple[LoadLaw, ...], np.ndarray],
+                   near: np.ndarray) -> np.ndarray:
+    """Each chain's load delays (J,) when its throughput is ``N / (A + delays)`` and every
+    law's delay follows the utilization those throughputs cause (``load`` as
+    :func:`_loads` gives it): the several-chain form of :func:`_loaded_rate`. A law's
+    utilization ``u`` solves ``u = Σ c N / (A + p × delay(u))``, whose right side falls as
+    ``u`` grows, so the root is unique (Newton's method kept inside a shrinking bracket);
+    several laws are solved in turn until their delays settle. Evaluating the delays at the
+    previous round's utilization instead swings between a light load and a heavy one where
+    a law is steep. ``near`` (L,): utilizations to start each law's search from (the last
+    round's)."""
+    passes, laws, c = load
+    L = len(laws)
+    P, C, Ns, As = passes.tolist(), c.tolist(), N.tolist(), A.tolist()
+    coupled = any(sum(1 for x in row if x) > 1 for row in P)   # a chain meets several laws
+    delay = [0.0] * L
+    for _ in range(50 if coupled else 1):
+        moved = 0.0
+        for l, law in enumerate(laws):
+            terms = [(n * cj[l], a + sum(pm * dm for m, (pm, dm) in enumerate(zip(pj, delay)) if m != l), pj[l])
+                     for n, a, pj, cj in zip(Ns, As, P, C) if n * cj[l] > 0]
+            new = law.delay(_law_utilization(terms, law, float(near[l])))
+            moved = max(moved, abs(new - delay[l]) / max(new, delay[l], 1e-300))
+            delay[l] = new
+        if moved <= 1e-12:
+            break
+    return np.array([sum(pm * dm for pm, dm in zip(pj, delay)) for pj in P])
+
+
+def _law_utilization(terms: list[tuple[float, float, float]], law: LoadLaw, near: float = 1.0) -> float:
+    """The root ``u`` of ``u = Σ w / (rest + p × delay(u))`` over the chains' ``terms`` (``w``:
+    the chain's population times its demand at the law's cap; ``rest``: its cycle without
+    this law's delay; ``p``: how often it meets the delay), searched from ``near`` (kept
+    inside the bounds)."""
+    if not terms:
+        return 0.0
+    hi = sum(wj / rj for wj, rj, _ in terms) if all(rj > 0 for _, rj, _ in terms) else math.inf  # no delay
+    if hi <= law.onset:
+        return hi
+    lo = sum(wj / (rj + pj * law.scale) for wj, rj, pj in terms)        # the full delay: the least
+    u = min(max(near, lo), hi, 1.0)
+    for _ in range(100):
+        d = law.delay(u)
+        g, dg = u, 0.0
+        for wj, rj, pj in terms:
+            den = rj + pj * d
+            g -= wj / den
+            dg += wj * pj / (den * den)
+        if abs(g) <= 1e-15 * max(u, 1e-300):
+            return u
+        if g > 0:
+            hi = u
+        else:
+            lo = u
+        if hi - lo <= 1e-13 * max(hi, 1e-300):
+            return 0.5 * (lo + hi)
+        step = u - g / (1.0 + law.slope(u) * dg)
+        u = step if lo < step < hi else 0.5 * (lo + hi)
+    return u
 
 
 #: Rounds of Schweitzer–Bard's fixed point whose steps Anderson's acceleration combines.
