@@ -466,13 +466,14 @@ def schweitzer_mva(D: np.ndarray, Z: np.ndarray, N: np.ndarray, *, phi: np.ndarr
     """Schweitzer–Bard approximate MVA for several chains.
 
     ``D``: (J, K) demands, ``Z``: (J,) delays, ``N``: (J,) populations, ``phi`` (J, K) as in
-    :func:`exact_mva`; ``load``: load delays as :func:`_loads` gives them, each evaluated
-    at the utilization its cap had in the previous round (they settle with the queues);
+    :func:`exact_mva`; ``load``: load delays as :func:`_loads` gives them, in each round
+    the delays that agree with the throughputs they cause (:func:`_loaded_delays`);
     ``cv2`` (K,): the stations' squared coefficients of variation of service, as in
     :func:`exact_mva` (the residual-time correction at the previous round's utilization);
     ``start`` (J, K): queues to start from (the solution at nearby populations, scaled to
     these; each chain's population spread evenly over its stations and the delay when not
-    given). Returns (throughput per chain (J,), queue lengths (J, K))."""
+    given). The rounds are combined by Anderson's acceleration (:func:`_accelerated`).
+    Returns (throughput per chain (J,), queue lengths (J, K))."""
     ph = np.ones_like(D) if phi is None else phi
     J, K = D.shape
     active = N > 0
