@@ -12,3 +12,31 @@ def test_characterize_a_byte_order_mark_on_text_that_is_not_utf16(iolab, tmp_pat
     assert r.code == 2, r.err
     assert r.err.startswith(f"error: {path}: ") and "not a text file iolab can read" in r.err
     assert "Traceback" not in r.err
+
+
+def test_check_shows_the_io_sizes_a_job_issues(iolab, tmp_path):
+    """bssplit and bsrange are modelled, so `check` does not call them ignored; it shows the
+    sizes the model uses, a write size of its own, and refuses a split `predict` refuses."""
+    job = tmp_path / "split.fio"
+    job.write_text("[mix]\nrw=randread\nbssplit=4k/50:1m/50\n\n[rw]\nrw=randrw\nbs=4k,16k\n\n"
+                   "[w]\nrw=randwrite\nbs=4k,16k\n")
+    r = iolab("check", str(job))
+    assert r.code == 0, r.err
+    assert "job mix: randread, bssplit 4k/50:1m/50, psync" in r.out
+    assert "job rw: randrw 50% reads, 4 KiB reads, 16 KiB writes, psync" in r.out
+    assert "job w: randwrite, 16 KiB, psync" in r.out
+    assert "not modelled" not in r.out
+    assert iolab("check", str(job), "--json").json()["ignored"] == []
+
+    job.write_text("[mix]\nrw=randread\nbssplit=4k/60:64k/60\n")
+    r = iolab("check", str(job))
+    assert r.code == 2
+    assert r.err == f"error: {job}: [mix].bssplit: the percentages add up to 120, over 100\n"
+
+
+def test_check_scenario_table_shows_a_bssplit(iolab):
+    from conftest import EXAMPLES
+
+    r = iolab("check", str(EXAMPLES / "bssplit-nvme.yaml"))
+    assert r.code == 0, r.err
+    assert "bssplit 4k/50:1m/50" in r.out
