@@ -40,3 +40,22 @@ def test_check_scenario_table_shows_a_bssplit(iolab):
     r = iolab("check", str(EXAMPLES / "bssplit-nvme.yaml"))
     assert r.code == 0, r.err
     assert "bssplit 4k/50:1m/50" in r.out
+
+
+def test_fio_numbers_are_ascii_digits(iolab, tmp_path):
+    """Python reads digits of any script (int('４') is 4); fio reads ASCII ones only and drops
+    the job, so such a value is refused up front (exit 2) instead of failing fio's run."""
+    for option, value in (("bs", "８k"), ("iodepth", "٣"), ("runtime", "１s"), ("size", "1.５k"),
+                          ("bssplit", "4k/５０:64k/50")):
+        shown = "５０" if option == "bssplit" else value
+        job = tmp_path / "u.fio"
+        job.write_text(f"[job]\nrw=randread\n{option}={value}\n")
+        r = iolab("check", str(job))
+        assert r.code == 2, (option, r.out)
+        assert r.err.startswith(f"error: {job}: [job].{option}: ") and repr(shown) in r.err, r.err
+    target = tmp_path / "target"
+    target.mkdir()
+    r = iolab("bench", "run", "--target", str(target), "--rw", "randread", "--bs", "４k",
+              "--db", str(tmp_path / "r.db"))
+    assert r.code == 2 and r.err.startswith("error: --bs: '４k' is not a fio integer/size"), r.err
+    assert list(target.iterdir()) == [] and not (tmp_path / "r.db").exists()
