@@ -59,3 +59,73 @@ def test_fio_numbers_are_ascii_digits(iolab, tmp_path):
               "--db", str(tmp_path / "r.db"))
     assert r.code == 2 and r.err.startswith("error: --bs: '４k' is not a fio integer/size"), r.err
     assert list(target.iterdir()) == [] and not (tmp_path / "r.db").exists()
+
+
+def _report_json(iolab, tmp_path, kind: str, doc: dict) -> tuple:
+    path = tmp_path / f"{kind}.json"
+    path.write_text(__import__("json").dumps(doc))
+    out = tmp_path / "out.html"
+    out.unlink(missing_ok=True)
+    return iolab("report", kind, str(path), "-o", str(out)), path, out
+
+
+def test_report_refuses_json_items_of_the_wrong_shape(iolab, tmp_path):
+    """A predict, plan or characterize JSON edited by hand or cut short: every field the
+    page reads is checked first, and a wrong one is named with its file (exit 2, no file)."""
+    import copy
+    import json
+
+    from conftest import DATA, EXAMPLES
+
+    predicted = iolab("predict", str(EXAMPLES / "oltp-ds13-p30.yaml"), "--json").json()
+    planned = iolab("plan", str(EXAMPLES / "oltp-requirements.yaml"), "--json").json()
+    characterized = json.loads((DATA / "report" / "characterize.json").read_text())
+
+    def edited(doc, path, value):
+        doc = copy.deepcopy(doc)
+        here = doc
+        for key in path[:-1]:
+            here = here[key]
+        here[path[-1]] = value
+        return doc
+
+    cases = [
+        ("predict", predicted, ("iops",), "x", "iops: expected a number, got a string"),
+        ("predict", predicted, ("latency",), -1, "latency: expected an object, got the number -1"),
+        ("predict", predicted, ("resources", 0, "utilization"), "x",
+         "resources[0].utilization: expected a number, got a string"),
+        ("predict", predicted, ("bottleneck", "utilization"), -0.5,
+         "bottleneck.utilization: expected a finite number, not negative, got -0.5"),
+        ("plan", planned, ("candidates", 0, "monthly_cost"), "x",
+         "candidates[0].monthly_cost: expected a number, got a string"),
+        ("plan", planned, ("candidates", 0, "config", "disks", 0), {}, "candidates[0].config.disks[0].count: missing"),
+        ("plan", planned, ("evaluated",), "many", "evaluated: expected a number, got a string"),
+        ("characterize", characterized, ("devices", 0, "read", "iops", "p50"), "x",
+         "devices[0].read.iops.p50: expected a number, got a string"),
+        ("characterize", characterized, ("interval",), "5s", "interval: expected a number, got a string"),
+    ]
+    for kind, doc, path, value, message in cases:
+        r, file, out = _report_json(iolab, tmp_path, kind, edited(doc, path, value))
+        assert r.code == 2, (path, r.err)
+        assert r.err == f"error: {file}: {message}; expected the output of iolab {kind} --json\n", r.err
+        assert not out.exists()
+
+
+def test_report_takes_json_with_nulls_where_iolab_writes_them(iolab, tmp_path):
+    """null stands for a missing figure (iolab writes one for an infinite knee); a list or
+    a utilization given as null is drawn as missing, never a traceback."""
+    from conftest import EXAMPLES
+
+    doc = iolab("predict", str(EXAMPLES / "oltp-ds13-p30.yaml"), "--json").json()
+    doc.update(jobs=None, notes=None, knee_outstanding=None)
+    doc["bottleneck"]["utilization"] = None
+    doc["resources"][0]["utilization"] = None
+    r, _, out = _report_json(iolab, tmp_path, "predict", doc)
+    assert r.code == 0, r.err
+    assert out.exists()
+
+    plan = iolab("plan", str(EXAMPLES / "oltp-requirements.yaml"), "--json").json()
+    plan.update(rejected=None, others=None, excluded=None, evaluated=None)
+    plan["candidates"][0]["headroom"] = None
+    r, _, out = _report_json(iolab, tmp_path, "plan", plan)
+    assert r.code == 0, r.err
