@@ -129,3 +129,23 @@ def test_report_takes_json_with_nulls_where_iolab_writes_them(iolab, tmp_path):
     plan["candidates"][0]["headroom"] = None
     r, _, out = _report_json(iolab, tmp_path, "plan", plan)
     assert r.code == 0, r.err
+
+
+def test_cpu_per_io_is_bounded_like_every_duration(iolab, tmp_path):
+    """cpu_per_io past a year (1e308 s would overflow the model's nanoseconds) is refused at
+    its field, as every duration is; a calibration that sets it is read the same way."""
+    from conftest import EXAMPLES
+
+    text = (EXAMPLES / "local-disk.yaml").read_text()
+    for value in ("1e308", "1e10", "400d"):
+        path = tmp_path / "s.yaml"
+        path.write_text(text.replace("device: {", f"device: {{cpu_per_io: {value}, "))
+        r = iolab("predict", str(path))
+        assert r.code == 2, r.err
+        assert r.err == (f"error: {path}: volumes.disk.device.cpu_per_io: must be at most 31,622,400 "
+                         f"(got '{value}')\n")
+    cal = tmp_path / "cal.yaml"
+    cal.write_text("version: 1\ncalibration: {scenario: x, fitted: []}\n"
+                   "volumes:\n  disk:\n    device: {cpu_per_io: 1e308}\n")
+    r = iolab("predict", str(EXAMPLES / "local-disk.yaml"), "--calibration", str(cal))
+    assert r.code == 2 and "cpu_per_io: must be at most 31,622,400" in r.err, r.err
