@@ -149,3 +149,22 @@ def test_cpu_per_io_is_bounded_like_every_duration(iolab, tmp_path):
                    "volumes:\n  disk:\n    device: {cpu_per_io: 1e308}\n")
     r = iolab("predict", str(EXAMPLES / "local-disk.yaml"), "--calibration", str(cal))
     assert r.code == 2 and "cpu_per_io: must be at most 31,622,400" in r.err, r.err
+
+
+def test_report_refuses_a_calibration_file_of_the_wrong_shape(iolab, tmp_path):
+    cal = tmp_path / "cal.yaml"
+    out = tmp_path / "cal.html"
+    head = "version: 1\ncalibration:\n  scenario: x.yaml\n  fitted: []\n"
+    for body, message in (("  residuals: {rms_log_before: x}\n",
+                           "calibration.residuals.rms_log_before: expected a number, got a string"),
+                          ("  residuals: {before: [{run_id: [1]}]}\n",
+                           "calibration.residuals.before[0].run_id: expected a number, got a list"),
+                          ("  runs: 3\n", "calibration.runs: expected a list, got the number 3")):
+        cal.write_text(head + body)
+        r = iolab("report", "calibration", str(cal), "-o", str(out))
+        assert r.code == 2, r.err
+        assert r.err == f"error: {cal}: {message}; expected the output of iolab calibrate -o\n"
+        assert not out.exists()
+    cal.write_text(head + "  residuals: {rms_log_before: null, before: [{run_id: 1, iops: -0.5}], after: null}\n")
+    r = iolab("report", "calibration", str(cal), "-o", str(out))
+    assert r.code == 0, r.err

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import InputError, SchemaError
 from .page import Page, Section
-from .shapes import CHARACTERIZATION, PLAN, PREDICTION, check
+from .shapes import CALIBRATION, CHARACTERIZATION, PLAN, PREDICTION, check
 
 __all__ = ["KINDS", "build"]
 
@@ -134,6 +134,7 @@ def _calibration(path: Path) -> Section:
     if not isinstance(doc, dict) or not isinstance(doc.get("calibration"), dict):
         raise SchemaError("expected a calibration file (iolab calibrate -o) with its calibration section",
                           file=str(path))
+    check(doc, CALIBRATION, file=str(path), what="iolab calibrate -o")
     return calibration_section(doc, title=f"Calibration: {path.name}")
 
 

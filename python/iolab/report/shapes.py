@@ -1,5 +1,5 @@
-"""The shapes of the JSON documents a report takes (``iolab predict --json``, ``plan --json``,
-``characterize --json``): each field a report reads is checked before the page is built, so
+"""The shapes of the documents a report takes (``iolab predict --json``, ``plan --json``,
+``characterize --json``, a calibration file): each field a report reads is checked before the page is built, so
 that a document edited by hand, cut short or of another program is refused naming its file
 and field (exit 2), never drawn as nonsense or failing half-way.
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import SchemaError
 
-__all__ = ["NUM", "TEXT", "ANY", "OneOf", "check", "PREDICTION", "PLAN", "CHARACTERIZATION"]
+__all__ = ["NUM", "TEXT", "ANY", "OneOf", "check", "PREDICTION", "PLAN", "CHARACTERIZATION", "CALIBRATION"]
 
 NUM, TEXT, ANY = "a number", "a string", "anything"
 
@@ -110,4 +110,11 @@ CHARACTERIZATION = {
     "source": {}, "samples": NUM, "interval": NUM,
     "devices": [_DEVICE], "combined": _DEVICE,
     "requirements": {},
+}
+
+_ERRORS = [{"run_id": NUM}]  # the errors themselves are signed; the page reads only numbers among them
+CALIBRATION = {
+    "calibration!": {"runs": [ANY], "fitted": [{}], "warnings": [ANY],
+                     "residuals": {"rms_log_before": NUM, "rms_log_after": NUM, "before": _ERRORS, "after": _ERRORS,
+                                   "held_out": [{}]}},
 }
