@@ -168,3 +168,35 @@ def test_report_refuses_a_calibration_file_of_the_wrong_shape(iolab, tmp_path):
     cal.write_text(head + "  residuals: {rms_log_before: null, before: [{run_id: 1, iops: -0.5}], after: null}\n")
     r = iolab("report", "calibration", str(cal), "-o", str(out))
     assert r.code == 0, r.err
+
+
+def test_results_refuse_a_stored_figure_iolab_never_writes(iolab, tmp_path):
+    """A measurement stored as text, as an infinity (SQLite reads '1e999' into a REAL column
+    as inf) or negative, or a sweep id that is no id, names the run (exit 2) in every reader;
+    before, `results list` printed inf and `results export`, `calibrate` failed with a traceback."""
+    import shutil
+    import sqlite3
+
+    from iolab.bench.record import Figures, Measured, RunRecord
+    from iolab.bench.store import ResultsStore
+
+    good = tmp_path / "good.db"
+    with ResultsStore(good) as store:
+        store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:01+00:00",
+                             jobfile="[j]\nrw=read\n", fio_argv=("fio", "run.fio"), fio_version="fio-3.33",
+                             host="h", kernel="k", target="/t",
+                             measured=Measured(Figures(100.0, 409600.0, {"mean": 1e-3}))))
+    for sql, shown in (("UPDATE measurements SET value = 'x' WHERE metric = 'iops'", "column value holds 'x'"),
+                       ("UPDATE measurements SET value = '1e999' WHERE metric = 'iops'", "column value holds 'inf'"),
+                       ("UPDATE measurements SET value = -5 WHERE metric = 'iops'", "column value holds '-5.0'"),
+                       ("UPDATE runs SET sweep_id = '1e999'", "column sweep_id holds 'inf', not an id")):
+        db = tmp_path / "bad.db"
+        shutil.copy(good, db)
+        with sqlite3.connect(db) as c:
+            c.execute(sql)
+        c.close()
+        for command in ("results list", "results show 1", "results show 1 --json", "results export --csv",
+                        "results export --json"):
+            r = iolab(f"{command} --db {db}")
+            assert r.code == 2, (command, sql, r.out)
+            assert r.err.startswith(f"error: {db}: run 1: damaged results database: ") and shown in r.err, r.err
