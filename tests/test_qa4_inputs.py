@@ -200,3 +200,28 @@ def test_results_refuse_a_stored_figure_iolab_never_writes(iolab, tmp_path):
             r = iolab(f"{command} --db {db}")
             assert r.code == 2, (command, sql, r.out)
             assert r.err.startswith(f"error: {db}: run 1: damaged results database: ") and shown in r.err, r.err
+
+
+def test_an_empty_path_is_refused_not_read_as_the_working_directory(iolab, tmp_path, monkeypatch):
+    """Path("") is "."; `--target "$DIR"` with DIR unset ran fio in the working directory and
+    `--db ""` named it. Every path option and argument refuses an empty value (exit 2)."""
+    from conftest import EXAMPLES
+
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    nvme = str(EXAMPLES / "local-nvme.yaml")
+    for argv, field in ((["bench", "run", "--target", "", "--rw", "read"], "--target"),
+                        (["bench", "run", "", "--target", str(tmp_path)], "SOURCE"),
+                        (["results", "list", "--db", ""], "--db"),
+                        (["check", ""], "FILE"),
+                        (["predict", nvme, "--catalog", ""], "--catalog"),
+                        (["predict", nvme, "--calibration", ""], "--calibration"),
+                        (["report", "predict", nvme, "-o", ""], "--output"),
+                        (["report", "plan", "", "-o", str(tmp_path / "r.html")], "ITEM"),
+                        (["doctor", "--root", ""], "--root"),
+                        (["characterize", "", "--no-store"], "FILE")):
+        r = iolab(*argv)
+        assert r.code == 2, (argv, r.out)
+        assert r.err.startswith(f"error: {field}: an empty "), r.err
+    assert list(here.iterdir()) == []

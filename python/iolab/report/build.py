@@ -147,6 +147,8 @@ def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: S
         raise InputError(f"unknown report kind {kind!r}; one of: {', '.join(KINDS)}", field="KIND")
     if not items:
         raise InputError(f"name at least one {'id' if kind in ('run', 'sweep') else 'file'} to report on", field="ITEM")
+    if any(not item for item in items):  # Path("") would be the working directory
+        raise InputError("an empty item; give an id or a file", field="ITEM")
     if kind in ("run", "sweep"):
         sections = _runs(kind, items, db)
     elif kind == "predict":
