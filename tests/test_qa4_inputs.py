@@ -225,3 +225,27 @@ def test_an_empty_path_is_refused_not_read_as_the_working_directory(iolab, tmp_p
         assert r.code == 2, (argv, r.out)
         assert r.err.startswith(f"error: {field}: an empty "), r.err
     assert list(here.iterdir()) == []
+
+
+def test_simulate_names_the_option_or_job_past_the_longest_simulation(iolab, tmp_path):
+    """The engine runs at most 10,000,000 s; past it the error named `options.duration`
+    (a field of the engine's request) with no file. Now the option, or the job whose
+    runtime or ramp_time was used, is named."""
+    from conftest import EXAMPLES
+
+    nvme = EXAMPLES / "local-nvme.yaml"
+    r = iolab("simulate", str(nvme), "--duration", "1000d")
+    assert r.code == 2
+    assert r.err.startswith("error: --duration: must be shorter than 10,000,000 s"), r.err
+    r = iolab("simulate", str(nvme), "--ramp", "200d", "--ios", "1000")
+    assert r.code == 2 and r.err.startswith("error: --ramp: must be shorter than 10,000,000 s"), r.err
+    for extra, field, option in (("ramp_time: 200d", "ramp_time", "--ramp"),
+                                 ("runtime: 200d\n    time_based: 1", "runtime", "--duration or --ios")):
+        path = tmp_path / "s.yaml"
+        path.write_text(nvme.read_text().replace("size: 10g", f"size: 10g\n    {extra}"))
+        r = iolab("simulate", str(path))
+        assert r.code == 2, r.err
+        assert r.err == (f"error: {path}: jobs[0].{field}: 4800 h is longer than the 10,000,000 s (about 116 days) "
+                         f"a simulation runs; give {option}\n")
+    r = iolab("simulate", str(path), "--ios", "1000", "--json")
+    assert r.code == 0, r.err
