@@ -249,3 +249,14 @@ def test_simulate_names_the_option_or_job_past_the_longest_simulation(iolab, tmp
                          f"a simulation runs; give {option}\n")
     r = iolab("simulate", str(path), "--ios", "1000", "--json")
     assert r.code == 0, r.err
+
+
+def test_characterize_names_the_option_of_a_bad_duration(iolab):
+    from conftest import DATA
+
+    iostat = str(DATA / "telemetry" / "iostat-12.5.txt")
+    for argv, shown in (([iostat, "--interval", "abc", "--no-store"], "--interval: 'abc' is not a duration"),
+                        ([iostat, "--interval", "-1", "--no-store"], "--interval: duration '-1' is negative"),
+                        (["--live", "/tmp", "--duration", "xyz"], "--duration: 'xyz' is not a duration")):
+        r = iolab("characterize", *argv)
+        assert r.code == 2 and r.err.startswith(f"error: {shown}"), r.err
