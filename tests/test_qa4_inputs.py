@@ -260,3 +260,20 @@ def test_characterize_names_the_option_of_a_bad_duration(iolab):
                         (["--live", "/tmp", "--duration", "xyz"], "--duration: 'xyz' is not a duration")):
         r = iolab("characterize", *argv)
         assert r.code == 2 and r.err.startswith(f"error: {shown}"), r.err
+
+
+def test_bench_flags_are_read_as_a_job_file_reads_them(iolab, tmp_path):
+    """--ioengine takes a name fio knows (as `ioengine=` in a job file does: exit 2 with the
+    nearest names), not a failed run stored after fio started; --runtime and --ramp past a
+    year name their option, not 'fio job: bench.runtime'. Nothing is written or stored."""
+    target = tmp_path / "target"
+    target.mkdir()
+    db = tmp_path / "r.db"
+    for argv, message in ((["--ioengine", "libaoi"], "--ioengine: unknown ioengine 'libaoi'; nearest: libaio"),
+                          (["--ioengine", ""], "--ioengine: unknown ioengine ''"),
+                          (["--runtime", "400d"], "--runtime: must be at most 8784 h, got '400d'"),
+                          (["--ramp", "400d"], "--ramp: must be at most 8784 h, got '400d'")):
+        r = iolab("bench", "run", "--target", str(target), "--rw", "read", "--db", str(db), *argv)
+        assert r.code == 2, (argv, r.err)
+        assert r.err.startswith(f"error: {message}"), r.err
+    assert list(target.iterdir()) == [] and not db.exists()
