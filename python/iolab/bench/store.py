@@ -190,10 +190,10 @@ def refuse_repeats(ids: Sequence[int], field: str, what: str = "run") -> None:
         raise InputError(f"{what} {twice[0]} is given twice", field=field)
 
 
-def _check_id(value: int, field: str) -> None:
-    """An id SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
+def _check_id(value: int, field: str, what: str = "run") -> None:
+    """An id of a `what` (run or sweep) SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
-        raise InputError(f"{value} is not a run id (ids are whole numbers from 1 to {2**63 - 1})", field=field)
+        raise InputError(f"{value} is not a {what} id (ids are whole numbers from 1 to {2**63 - 1})", field=field)
 
 
 def _json_value(text: Any, column: str) -> Any:
@@ -481,7 +481,7 @@ class ResultsStore:
     def summaries(self, *, sweep_id: int | None = None, limit: int | None = None) -> list[RunSummary]:
         """Runs newest first (all of a sweep when `sweep_id` is given), with their totals."""
         if sweep_id is not None:
-            _check_id(sweep_id, "--sweep")
+            _check_id(sweep_id, "--sweep", "sweep")
         where, args = ("WHERE r.sweep_id = ?", [sweep_id]) if sweep_id is not None else ("", [])
         sql = (
             "SELECT r.id, r.status, r.started, r.target, r.host, r.sweep_id, r.params,"
@@ -549,7 +549,7 @@ class ResultsStore:
     def sweep(self, sweep_id: int, field: str = "--sweep") -> dict[str, Any]:
         """A sweep's axes and knee. Raises InputError (located at `field`, the option or
         argument that named the sweep) for an unknown id."""
-        _check_id(sweep_id, field)
+        _check_id(sweep_id, field, "sweep")
         with self._reading():
             r = self._db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
             if r is None:
