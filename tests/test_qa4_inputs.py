@@ -277,3 +277,14 @@ def test_bench_flags_are_read_as_a_job_file_reads_them(iolab, tmp_path):
         assert r.code == 2, (argv, r.err)
         assert r.err.startswith(f"error: {message}"), r.err
     assert list(target.iterdir()) == [] and not db.exists()
+
+
+def test_plan_names_its_option_for_a_seed_or_ios_past_the_simulator(iolab):
+    """The simulator's own limits came out as `seed: ...` and `ios: ...`; now the option."""
+    from conftest import EXAMPLES
+
+    p99 = str(EXAMPLES / "p99-requirements.yaml")
+    for option, most in (("--seed", "18446744073709551615"), ("--sim-ios", "1000000000000")):
+        r = iolab("plan", p99, option, "99999999999999999999")
+        assert r.code == 2
+        assert r.err.startswith(f"error: {option}: must be at most {most}"), r.err
