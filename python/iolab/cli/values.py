@@ -66,11 +66,6 @@ if RuntimeParam is not None:
                 raise _Refused
             if self.leaf == "str":
                 return value
-            if not value:  # Path("") is ".": a variable left empty would name the working directory
-                from typer import BadParameter
-
-                raise BadParameter("an empty path; give a path ('.' is the working directory)", ctx=ctx,
-                                   param=param)
             try:
                 return coerce_cli_path(Path(value), self.parameter_info, path_type=Path, param=param, ctx=ctx)
             except Exception:
