@@ -109,7 +109,7 @@ def test_ids_sqlite_cannot_hold_are_bad_input(iolab, tmp_path, run_id):
         bad(iolab, "results", command, "--db", path, "--", run_id, expect="is not a run id")
     bad(iolab, "results", "export", "--json", "--db", path, "--", run_id, expect="is not a run id")
     if run_id != "-1":
-        bad(iolab, "results", "list", "--sweep", run_id, "--db", path, expect="is not a run id")
+        bad(iolab, "results", "list", "--sweep", run_id, "--db", path, expect="is not a sweep id")
 
 
 HOLD = textwrap.dedent("""

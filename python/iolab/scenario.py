@@ -139,7 +139,7 @@ class Device(_Model):
     bandwidth: Rate | None = None
     read_latency: Duration
     write_latency: Duration | None = None
-    cpu_per_io: Annotated[float, BeforeValidator(parse_duration), Field(gt=0)] | None = None
+    cpu_per_io: Annotated[float, BeforeValidator(parse_duration), Field(gt=0, le=MAX_DURATION)] | None = None
 
 
 class DeviceVolume(_Model):

@@ -283,6 +283,8 @@ def inspect_target(given: str | os.PathLike[str], probe: Probe | None = None) ->
     """
     probe = probe or SystemProbe()
     text = os.fspath(given)
+    if not text:  # realpath("") is the working directory: a variable left empty would run there
+        raise InputError("an empty path; name the directory to run in ('.' for this one)", field="--target")
     path = Path(os.path.realpath(os.path.expanduser(text)))
     kind = probe.kind(path)
     if kind == "missing":

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import InputError
 from ..fio import FioJob, parse_jobfile
 from ..inputs import read_text
-from ..units import parse_duration
+from ..units import format_duration, parse_duration
 from .hosts import Host, parse_host, read_clients, unique
 
 __all__ = ["load_jobs", "load_hosts", "duration_option"]
@@ -54,8 +54,9 @@ def load_hosts(clients: list[str], clients_file: Path | None) -> tuple[Host, ...
     return tuple(unique(hosts))
 
 
-def duration_option(text: str | None, option: str, *, positive: bool) -> float | None:
-    """A duration option in seconds (None when not given); InputError naming `option`."""
+def duration_option(text: str | None, option: str, *, positive: bool, most: float | None = None) -> float | None:
+    """A duration option in seconds (None when not given), at most `most` seconds when
+    given; InputError naming `option`."""
     if text is None:
         return None
     try:
@@ -64,4 +65,6 @@ def duration_option(text: str | None, option: str, *, positive: bool) -> float |
         raise InputError(e.message, field=option) from None
     if positive and value <= 0:
         raise InputError(f"must be more than 0 s, got {text!r}", field=option)
+    if most is not None and value > most:
+        raise InputError(f"must be at most {format_duration(most)}, got {text!r}", field=option)
     return value

@@ -12,6 +12,7 @@ each: scope, direction, metric, value, unit), ``sweeps`` (runs grouped as a curv
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import stat
@@ -137,15 +138,32 @@ def _rows(measured: Measured, run_id: int, job_id: int | None, host: str | None)
                 yield (run_id, job_id, host, direction, f"latency.{key}", fig.latency[key], "s")
 
 
+def _figure(value: Any, column: str = "value") -> float:
+    """A stored figure: a finite number, not negative (iolab stores no other; text, or an
+    infinity SQLite read from '1e999', was written by something else). ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"column {column} holds {str(value)[:40]!r}, not a finite figure")
+    return float(value)
+
+
+def _optional_id(value: Any, column: str) -> int | None:
+    """A stored reference to another row (``sweep_id``): a whole number, or NULL."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"column {column} holds {str(value)[:40]!r}, not an id")
+    return value
+
+
 def _measured(rows: Iterable[sqlite3.Row]) -> Measured | None:
     parts: dict[str, dict[str, Any]] = {}
     for r in rows:
         part = parts.setdefault(r["direction"], {"iops": 0.0, "bandwidth": 0.0, "latency": {}})
         metric = r["metric"]
         if metric.startswith("latency."):
-            part["latency"][metric.split(".", 1)[1]] = r["value"]
+            part["latency"][metric.split(".", 1)[1]] = _figure(r["value"])
         else:
-            part[metric] = r["value"]
+            part[metric] = _figure(r["value"])
     if "total" not in parts:
         return None
     figs = {k: Figures(v["iops"], v["bandwidth"], v["latency"]) for k, v in parts.items()}
@@ -172,10 +190,10 @@ def refuse_repeats(ids: Sequence[int], field: str, what: str = "run") -> None:
         raise InputError(f"{what} {twice[0]} is given twice", field=field)
 
 
-def _check_id(value: int, field: str) -> None:
-    """An id SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
+def _check_id(value: int, field: str, what: str = "run") -> None:
+    """An id of a `what` (run or sweep) SQLite can hold (1 .. 2^63 - 1); InputError otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
-        raise InputError(f"{value} is not a run id (ids are whole numbers from 1 to {2**63 - 1})", field=field)
+        raise InputError(f"{value} is not a {what} id (ids are whole numbers from 1 to {2**63 - 1})", field=field)
 
 
 def _json_value(text: Any, column: str) -> Any:
@@ -463,7 +481,7 @@ class ResultsStore:
     def summaries(self, *, sweep_id: int | None = None, limit: int | None = None) -> list[RunSummary]:
         """Runs newest first (all of a sweep when `sweep_id` is given), with their totals."""
         if sweep_id is not None:
-            _check_id(sweep_id, "--sweep")
+            _check_id(sweep_id, "--sweep", "sweep")
         where, args = ("WHERE r.sweep_id = ?", [sweep_id]) if sweep_id is not None else ("", [])
         sql = (
             "SELECT r.id, r.status, r.started, r.target, r.host, r.sweep_id, r.params,"
@@ -485,9 +503,10 @@ class ResultsStore:
             rows = self._db.execute(sql, args).fetchall()
         for r in rows:
             with self._reading(r["id"]):
+                figures = [None if r[k] is None else _figure(r[k]) for k in ("iops", "bw", "lat")]
                 out.append(RunSummary(int(r["id"]), str(r["status"]), str(r["started"]), r["target"], r["host"],
-                                      r["sweep_id"], _json_object(r["params"], "params"), r["jobnames"] or "",
-                                      r["iops"], r["bw"], r["lat"]))
+                                      _optional_id(r["sweep_id"], "sweep_id"), _json_object(r["params"], "params"),
+                                      r["jobnames"] or "", *figures))
         return out
 
     def load(self, run_id: int, field: str = "ID") -> RunRecord:
@@ -523,13 +542,14 @@ class ResultsStore:
             measured=_measured(by_job.get(None, ())), jobs=jobs, hosts=hosts,
             params=_json_object(r["params"], "params"),
             predicted=_json_object(r["predicted"], "predicted", optional=True),
-            scenario=r["scenario"], error=r["error"], sweep_id=r["sweep_id"], run_id=r["id"],
+            scenario=r["scenario"], error=r["error"], sweep_id=_optional_id(r["sweep_id"], "sweep_id"),
+            run_id=r["id"],
         )
 
     def sweep(self, sweep_id: int, field: str = "--sweep") -> dict[str, Any]:
         """A sweep's axes and knee. Raises InputError (located at `field`, the option or
         argument that named the sweep) for an unknown id."""
-        _check_id(sweep_id, field)
+        _check_id(sweep_id, field, "sweep")
         with self._reading():
             r = self._db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
             if r is None:
@@ -550,7 +570,12 @@ class ResultsStore:
             args = list(run_ids)
         sql += " ORDER BY m.run_id, j.position, m.host, m.rowid"
         with self._reading():
-            return [dict(r) for r in self._db.execute(sql, args)]
+            rows = [dict(r) for r in self._db.execute(sql, args)]
+        for row in rows:
+            with self._reading(row["run_id"]):
+                row["value"] = _figure(row["value"])
+                row["sweep_id"] = _optional_id(row["sweep_id"], "sweep_id")
+        return rows
 
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check`` answer (``ok`` when sound)."""

@@ -130,8 +130,11 @@ def run(
         if not axes:
             raise InputError("a latency target picks a sweep's knee: add --sweep", field="--latency-target")
         percentile_key(latency_percentile)
-    settings = Settings(runtime=duration_option(runtime, "--runtime", positive=True),
-                        ramp=duration_option(ramp, "--ramp", positive=False), direct=direct, destructive=destructive)
+    from ..fio.job import LIMITS
+
+    settings = Settings(runtime=duration_option(runtime, "--runtime", positive=True, most=LIMITS["runtime"]),
+                        ramp=duration_option(ramp, "--ramp", positive=False, most=LIMITS["ramp_time"]),
+                        direct=direct, destructive=destructive)
     request = Request(jobs, target, settings, hosts, scenario)
     live = not json_ and err_console.is_terminal
     view = LiveView(err_console) if live else QuietView(lambda s: print(s, file=sys.stderr))

@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ..errors import SchemaError
+from ..errors import InputError, SchemaError
 from ..units import format_duration, format_ops, format_rate, format_size, parse_duration
 from .bench import DB_OPTION
 from .pairing import refuse_alone
@@ -105,7 +105,7 @@ def characterize(
 def _duration(text: str, option: str) -> float:
     try:
         v = parse_duration(text)
-    except SchemaError as e:
+    except InputError as e:  # a UnitError: not a duration, or negative
         raise e.located(field=option) from None
     if v <= 0:
         raise SchemaError(f"must be more than 0 (got {text!r})", field=option)

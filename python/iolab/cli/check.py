@@ -61,7 +61,7 @@ def check(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
 ) -> None:
     """Validate a scenario, requirements or fio job file and summarise it."""
-    from ..fio.summary import is_jobfile, think_text
+    from ..fio.summary import is_jobfile, sizes_text, think_text
     from ..inputs import read_text
     from ..scenario import load_scenario
     from ..schema import load_yaml
@@ -69,9 +69,10 @@ def check(
     text = read_text(file)
     if is_jobfile(file, text):
         from ..fio import parse_jobfile
-        from ..fio.summary import summary
+        from ..fio.summary import checked_sizes, summary
 
         parsed = parse_jobfile(text, source=str(file))
+        checked_sizes(parsed, str(file))
         doc = summary(parsed, str(file))
         doc["warnings"] = warn(traps_of_jobfile(file, parsed))
         if json_:
@@ -79,14 +80,14 @@ def check(
             return
         n = len(doc["jobs"])
         console.print(f"[green]ok[/] {file}: a valid {doc['kind']} with {n} job{'' if n == 1 else 's'}")
-        for j in doc["jobs"]:
+        for j, fj in zip(doc["jobs"], parsed):
             mix = f" {j['read_fraction']:.0%} reads" if 0 < j["read_fraction"] < 1 else ""
             rate = f", at most {format_ops(j['rate_iops'])} per job" if j["rate_iops"] else ""
             for d, other in (("reads", "writes"), ("writes", "reads")):
                 if j[f"capped_{d}"]:
                     rate += f", {d} at most {format_ops(j[f'capped_{d}'])} per job ({other} flat out)"
             rate += f", {think_text(j)}" if j["thinktime"] else ""
-            console.print(f"job {j['name']}: {j['rw']}{mix}, {format_size(j['bs'])}, {j['ioengine']}, "
+            console.print(f"job {j['name']}: {j['rw']}{mix}, {sizes_text(fj)}, {j['ioengine']}, "
                           f"{j['outstanding']} in flight{rate}" + ("" if j["storage_io"] else " (no storage IO)"),
                           highlight=False, markup=False)
         if doc["ignored"]:
@@ -118,8 +119,8 @@ def check(
         for col in ("job", "volume", "rw", "bs", "iodepth", "numjobs", "ioengine", "in flight") + \
                 (("thinktime",) if thinks else ()):
             t.add_column(col)
-        for j in doc["jobs"]:
-            t.add_row(j["name"], j["volume"], j["rw"], format_block(j["bs"]), str(j["iodepth"]), str(j["numjobs"]),
+        for j, sj in zip(doc["jobs"], loaded.jobs):
+            t.add_row(j["name"], j["volume"], j["rw"], sizes_text(sj.fio), str(j["iodepth"]), str(j["numjobs"]),
                       j["ioengine"], str(j["outstanding"]), *((think_text(j) or "-",) if thinks else ()))
         console.print(t)
         if doc["ignored"]:

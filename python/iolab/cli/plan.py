@@ -37,12 +37,12 @@ def plan(
     check_top: int = typer.Option(10, "--check-top", min=1, max=1000,
                                   help="With latency percentiles required: how many of the cheapest candidates "
                                        "that pass on means to simulate."),
-    sim_ios: Optional[int] = typer.Option(None, "--sim-ios", min=100,
+    sim_ios: Optional[int] = typer.Option(None, "--sim-ios", min=100, max=10**12,
                                           help="Measured IOs per replication of each simulation (default: about "
                                                "100 beyond the highest percentile bounded, at least 10,000)."),
     replications: int = typer.Option(5, "--replications", min=2, max=100,
                                      help="Replications per simulated candidate (for the 95% interval)."),
-    seed: int = typer.Option(1, "--seed", min=0, help="Seed of the simulations (the same seed, the same plan)."),
+    seed: int = typer.Option(1, "--seed", min=0, max=2**64 - 1, help="Seed of the simulations (the same seed, the same plan)."),
     calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""

@@ -6,7 +6,7 @@ import math
 import sys
 import threading
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
@@ -34,6 +34,8 @@ PERCENTILES = ("mean", "p50", "p90", "p99", "p99.9", "p99.99")
 
 MAX_IOS = 10**12  # about four days of simulation at 3 million IOs a second
 MAX_REPLICATIONS = 1000
+#: the longest simulated time the engine runs (seconds, about 116 days), warm-up and measured each
+MAX_SIM_SECONDS = 1e7
 
 
 def _duration(text: str | None, option: str, *, positive: bool = True) -> float | None:
@@ -45,7 +47,32 @@ def _duration(text: str | None, option: str, *, positive: bool = True) -> float 
         raise SchemaError(getattr(e, "message", str(e)), field=option) from None
     if positive and value <= 0:
         raise SchemaError(f"must be longer than 0 s (got {text!r})", field=option)
+    if value >= MAX_SIM_SECONDS:
+        raise SchemaError(f"must be shorter than {MAX_SIM_SECONDS:,.0f} s (about 116 days of simulated time; "
+                          f"got {text!r})", field=option)
     return value
+
+
+def _from_jobs(s: Any, ios: int | None, duration: float | None, ramp: float | None
+               ) -> tuple[float | None, float | None]:
+    """(duration, ramp) of a simulation: the options given, else the jobs' own ``runtime`` (of
+    ``time_based`` jobs, when --ios is not given) and ``ramp_time``; a job's value past what
+    the engine runs is refused naming the file and the job, with the option that overrides it."""
+    def longest(attr: str, option: str, when: Any) -> float | None:
+        found = [(getattr(j.fio, attr), j) for j in s.jobs if getattr(j.fio, attr) and when(j)]
+        if not found:
+            return None
+        value, job = max(found, key=lambda f: f[0])
+        if value >= MAX_SIM_SECONDS:
+            raise SchemaError(f"{format_duration(value)} is longer than the {MAX_SIM_SECONDS:,.0f} s (about 116 days) "
+                              f"a simulation runs; give {option}", file=s.file, field=f"{job.field}.{attr}")
+        return value
+
+    if ramp is None:
+        ramp = longest("ramp_time", "--ramp", lambda j: True) or 0.0
+    if ios is None and duration is None:
+        duration = longest("runtime", "--duration or --ios", lambda j: j.fio.time_based)
+    return duration, ramp
 
 
 def _count(value: int | None, option: str, lowest: int, highest: int, words: str) -> None:
@@ -228,11 +255,7 @@ def simulate(
 
     s = settle_mixes(s)
     network = compile_scenario(s)
-    if rmp is None:
-        rmp = max((j.fio.ramp_time or 0.0) for j in s.jobs)
-    if ios is None and dur is None:
-        runtimes = [j.fio.runtime for j in s.jobs if j.fio.runtime and j.fio.time_based]
-        dur = max(runtimes) if runtimes else None
+    dur, rmp = _from_jobs(s, ios, dur, rmp)
     cancel = threading.Event()
     show = not json_ and sys.stderr.isatty()
     with interrupts_set(cancel):
@@ -304,11 +327,7 @@ def _simulate_phases(phases: list, path: Path, json_: bool, *, ios: int | None, 
     for phase in phases:
         s = settle_mixes(phase.scenario)
         network = compile_scenario(s)
-        rmp = ramp if ramp is not None else max((j.fio.ramp_time or 0.0) for j in s.jobs)
-        dur = duration
-        if ios is None and dur is None:
-            runtimes = [j.fio.runtime for j in s.jobs if j.fio.runtime and j.fio.time_based]
-            dur = max(runtimes) if runtimes else None
+        dur, rmp = _from_jobs(s, ios, duration, ramp)
         sim = run_simulation(network, ios=ios, duration=dur, ramp=rmp, seed=seed, interval=interval,
                              replications=replications)
         doc = sim.to_json()

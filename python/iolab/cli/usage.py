@@ -151,13 +151,39 @@ def _refuse_repeats(params: list[Any], args: list[str]) -> None:
             raise InputError(f"given with its opposite ({' and '.join(flags)}); give one", field=_hint(p))
 
 
+def _is_path(param: Any) -> bool:
+    """True for a parameter whose values are paths (``Path``, ``list[Path]``)."""
+    from pathlib import Path
+    from typing import get_args, get_origin
+
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if get_origin(annotation) is list:
+        annotation = (get_args(annotation) or (None,))[0]
+    return annotation is Path
+
+
+def _no_empty_path(process_value: Any) -> Any:
+    """A path parameter's `process_value` that refuses an empty value: ``Path("")`` is
+    ``.``, so a shell variable left empty would name the working directory."""
+    def process(self: Any, ctx: Any, value: Any) -> Any:
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, str) and not v for v in values):
+            raise typer.BadParameter("an empty path; give a path ('.' is the working directory)", ctx=ctx,
+                                     param=self)
+        return process_value(ctx, value)
+    return process
+
+
 def _tidy(command: Any) -> None:
-    """Give every command of the tree person-written usage lines, and parsers that refuse a
-    single-valued option given twice (see :func:`_once`)."""
+    """Give every command of the tree person-written usage lines, parsers that refuse a
+    single-valued option given twice (see :func:`_once`), and path parameters that refuse
+    an empty path."""
     command.collect_usage_pieces = types.MethodType(_usage_pieces, command)
     if not hasattr(command, "list_commands"):
         command.parse_args = types.MethodType(_once(command.parse_args), command)
     for p in getattr(command, "params", []):
+        if _is_path(p):
+            p.process_value = types.MethodType(_no_empty_path(p.process_value), p)
         if getattr(p, "param_type_name", "") == "argument":  # FILE, ID... in the help's table too
             p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")
             if p.nargs != 1 and hasattr(p, "display_type"):  # FILE... <path>, not FILE... <list[Path]>

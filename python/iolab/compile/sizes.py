@@ -42,6 +42,8 @@ def _split(text: str, kb_base: int) -> Sizes:
         share = None
         if pct.strip():
             try:
+                if not pct.strip().isascii():  # float() reads any script's digits; fio only ASCII ones
+                    raise ValueError(pct)
                 share = float(pct)
             except ValueError:
                 raise SchemaError(f"expected a percentage after '/', got {pct!r}", field="bssplit") from None

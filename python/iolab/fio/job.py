@@ -29,7 +29,7 @@ from .options import (
 __all__ = ["FioJob", "build_job", "READ_MODES", "WRITE_MODES", "LIMITS"]
 
 READ_MODES = frozenset({"read", "randread", "rw", "randrw"})
-_ZONES = re.compile(r"^\d+[zZ]$")
+_ZONES = re.compile(r"^\d+[zZ]$", re.ASCII)
 
 #: the largest value iolab accepts for each count and size (fio's own ceilings where it has
 #: one: at most 4096 jobs; larger values describe no real run and would only make the

@@ -268,9 +268,9 @@ def takes_value(name: str) -> bool:
     return name not in FLAGS and name not in PROGRAM_FLAGS
 
 
-_INT_RE = re.compile(r"^(?P<num>0[xX][0-9a-fA-F]+|\d+)(?P<suffix>[A-Za-z]*)$")
+_INT_RE = re.compile(r"^(?P<num>0[xX][0-9a-fA-F]+|\d+)(?P<suffix>[A-Za-z]*)$", re.ASCII)  # fio reads ASCII digits only
 _POW = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
-_TIME_RE = re.compile(r"^(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]*)$")
+_TIME_RE = re.compile(r"^(?P<num>\d+(?:\.\d+)?)(?P<unit>[A-Za-z]*)$", re.ASCII)
 # (multiplier, divisor) into seconds; dividing keeps 715us exactly 0.000715
 _TIME = {"": (1, 1), "s": (1, 1), "sec": (1, 1), "ms": (1, 1000), "msec": (1, 1000), "us": (1, 10**6),
          "usec": (1, 10**6), "m": (60, 1), "min": (60, 1), "h": (3600, 1), "d": (86400, 1)}
@@ -279,7 +279,7 @@ _TIME = {"": (1, 1), "s": (1, 1), "sec": (1, 1), "ms": (1, 1000), "msec": (1, 10
 def _whole_hint(text: str, kb_base: int = 1024) -> str:
     """The same amount as a whole number in the next smaller unit (``1.5k`` is ``1536``,
     ``1.5m`` is ``1536k``), or nothing when there is none."""
-    m = re.match(r"^(\d+\.\d+)\s*([kmgtp])", text, re.IGNORECASE)
+    m = re.match(r"^(\d+\.\d+)\s*([kmgtp])", text, re.IGNORECASE | re.ASCII)
     if not m:
         return ""
     amount = float(m.group(1)) * kb_base
@@ -304,7 +304,7 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
         return _arithmetic(raw, text)
     m = _INT_RE.match(text)
     if not m:
-        if re.match(r"^\d+\.\d", text):
+        if re.match(r"^\d+\.\d", text, re.ASCII):
             raise UnitError(f"{raw!r}: fio reads no fractions here (it would take {text.split('.')[0]}); "
                             f"write a whole number{_whole_hint(text, kb_base)}")
         raise UnitError(f"{raw!r} is not a fio integer/size (examples: 4096, 4k, 1m, 4KiB, 0x1000)")

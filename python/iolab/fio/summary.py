@@ -10,7 +10,7 @@ from typing import Any
 
 from .job import FioJob
 
-__all__ = ["is_jobfile", "summary"]
+__all__ = ["is_jobfile", "summary", "sizes_text"]
 
 _SECTION = re.compile(r"^\[[^\]]+\]\s*([#;].*)?$")
 
@@ -46,6 +46,37 @@ def think_text(job: dict[str, Any]) -> str:
     return f"stalls {format_duration(job['thinktime'])} after every {'IO' if n == 1 else f'{n:,} IOs'}"
 
 
+def sizes_text(job: FioJob) -> str:
+    """The IO sizes a job issues, as a person reads them: ``8 KiB``; ``4 KiB reads, 16 KiB
+    writes`` (``bs=4k,16k`` on a mixed job; a write-only job shows its write size); a
+    ``bssplit`` or ``bsrange`` as written (``bssplit 4k/50:1m/50``), which the model uses
+    instead of ``bs``."""
+    from ..units import format_block
+
+    for option in ("bssplit", "bsrange"):
+        if job.options.get(option):
+            return f"{option} {job.options[option]}"
+    write = job.bs_write or job.bs
+    if job.read_fraction == 0:
+        return format_block(write)
+    if job.read_fraction < 1 and write != job.bs:
+        return f"{format_block(job.bs)} reads, {format_block(write)} writes"
+    return format_block(job.bs)
+
+
+def checked_sizes(jobs: Sequence[FioJob], file: str) -> None:
+    """Read each job's ``bssplit``/``bsrange`` as the model does; InputError naming the file
+    and ``[job].option`` when the model would refuse it."""
+    from ..compile.sizes import io_sizes  # the IO-size reader lives with the compiler
+    from ..errors import InputError
+
+    for job in jobs:
+        try:
+            io_sizes(job)
+        except InputError as e:
+            raise e.located(file=file, field=f"[{job.name}]") from None
+
+
 def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     """`iolab check --json` for a job file: ``kind``, ``file``, ``jobs`` (each ``name``,
     ``rw``, ``bs``, ``iodepth``, ``numjobs``, ``ioengine``, ``outstanding``, ``storage_io``,
@@ -54,9 +85,11 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     (the cap on one direction of a mixed job whose other direction runs flat out, null when
     none), ``thinktime`` (seconds, null when none) and ``thinktime_blocks``) and ``ignored`` (options accepted but not modelled, once
     each)."""
+    from ..scenario import MODELLED_OPTIONS
+
     ignored: dict[str, None] = {}
     for job in jobs:
-        ignored.update(dict.fromkeys(job.ignored))
+        ignored.update(dict.fromkeys(o for o in job.ignored if o not in MODELLED_OPTIONS))
     return {
         "kind": "fio job file", "file": file,
         "jobs": [{"name": j.name, "rw": j.rw, "bs": j.bs, "iodepth": j.iodepth, "numjobs": j.numjobs,

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import InputError, SchemaError
 from .page import Page, Section
+from .shapes import CALIBRATION, CHARACTERIZATION, PLAN, PREDICTION, check
 
 __all__ = ["KINDS", "build"]
 
@@ -74,6 +75,7 @@ def _predict(path: Path, catalog: Sequence[Path], calibration: Path | None) -> S
         doc = _json(path, "iolab predict --json")
         if "bottleneck" not in doc or "iops" not in doc:
             raise SchemaError("expected the output of iolab predict --json (iops, bottleneck, ...)", file=str(path))
+        check(doc, PREDICTION, file=str(path), what="iolab predict --json")
         return prediction_section(doc, title=f"Prediction: {path.name}")
     from .. import __version__
     from ..prediction import predict
@@ -99,6 +101,7 @@ def _plan(path: Path, catalog: Sequence[Path], top: int | None) -> Section:
         doc = _json(path, "iolab plan --json")
         if "candidates" not in doc:
             raise SchemaError("expected the output of iolab plan --json (candidates, ...)", file=str(path))
+        check(doc, PLAN, file=str(path), what="iolab plan --json")
         return plan_section(doc, title=f"Plan: {path.name}")
     from ..filekind import expect
     from ..plan import load_requirements, plan
@@ -119,6 +122,7 @@ def _characterize(path: Path) -> Section:
     if "devices" not in doc and "combined" not in doc:
         raise SchemaError("expected the output of iolab characterize --json (devices, combined, ...)",
                           file=str(path))
+    check(doc, CHARACTERIZATION, file=str(path), what="iolab characterize --json")
     return characterization_section(doc, title=f"Characterization: {path.name}")
 
 
@@ -130,6 +134,7 @@ def _calibration(path: Path) -> Section:
     if not isinstance(doc, dict) or not isinstance(doc.get("calibration"), dict):
         raise SchemaError("expected a calibration file (iolab calibrate -o) with its calibration section",
                           file=str(path))
+    check(doc, CALIBRATION, file=str(path), what="iolab calibrate -o")
     return calibration_section(doc, title=f"Calibration: {path.name}")
 
 
@@ -142,6 +147,8 @@ def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: S
         raise InputError(f"unknown report kind {kind!r}; one of: {', '.join(KINDS)}", field="KIND")
     if not items:
         raise InputError(f"name at least one {'id' if kind in ('run', 'sweep') else 'file'} to report on", field="ITEM")
+    if any(not item for item in items):  # Path("") would be the working directory
+        raise InputError("an empty item; give an id or a file", field="ITEM")
     if kind in ("run", "sweep"):
         sections = _runs(kind, items, db)
     elif kind == "predict":

@@ -56,16 +56,16 @@ def calibration_section(doc: Mapping[str, Any], *, title: str) -> Section:
         sec.table(["parameter", "start (base units)", "fitted", "1 σ", "identified", "warning"], body, left=1,
                   classes=classes)
     res = cal.get("residuals") or {}
-    if "rms_log_before" in res:
+    if res.get("rms_log_before") is not None:
         sec.para(f"Root mean square of log(predicted / measured) over the fitted figures: "
-                 f"{res['rms_log_before']:.3f} before, {res.get('rms_log_after', 0):.3f} after.")
+                 f"{res['rms_log_before']:.3f} before, {res.get('rms_log_after') or 0:.3f} after.")
     _errors(sec, "Fitted runs: (predicted − measured) / measured", res.get("before") or [], res.get("after") or [])
     held = res.get("held_out") or []
     if held:
         sec.heading("Held-out runs (predicted with the fitted values, never fitted to)")
         keys = [k for k in ("iops", "latency.mean") if any(k in p for p in held)]
         sec.table(["run", *keys], [[p.get("point"), *(_pct(p.get(k)) for k in keys)] for p in held])
-    sec.items([f"warning: {w}" for w in cal.get("warnings", [])])
+    sec.items([f"warning: {w}" for w in cal.get("warnings") or []])
     overrides = {k: v for k, v in doc.items() if k in ("volumes", "clients", "catalog")}
     if overrides:
         import yaml

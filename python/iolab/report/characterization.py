@@ -51,7 +51,7 @@ def characterization_section(doc: Mapping[str, Any], *, title: str) -> Section:
     sec.facts([*((str(k), v if not isinstance(v, (list, dict)) else ", ".join(map(str, v)) if isinstance(v, list)
                   else yaml.safe_dump(v, default_flow_style=True).strip()) for k, v in src.items()),
                ("samples", doc.get("samples")), ("interval", f"{doc['interval']:g} s" if doc.get("interval") else None)])
-    devices = [d for d in doc.get("devices", []) if isinstance(d, Mapping)]
+    devices = [d for d in doc.get("devices") or [] if isinstance(d, Mapping)]
     combined = doc.get("combined")
     sec.heading("Workload")
     for d in devices:

@@ -109,7 +109,7 @@ def bars(labels: Sequence[str], values: Sequence[float], *, title: str, xlabel: 
     """Horizontal bars (one per label), with an optional vertical limit line."""
     height = max(2.2, 0.42 * len(labels) + 1.2)
     with _figure(height=height) as (_, ax, out):
-        ax.barh(list(range(len(labels)))[::-1], values, color="steelblue")
+        ax.barh(list(range(len(labels)))[::-1], [float(v) for v in values], color="steelblue")
         ax.set_yticks(list(range(len(labels)))[::-1], labels, fontsize=8)
         if limit is not None:
             ax.axvline(limit, color="crimson", linestyle="--", linewidth=1)

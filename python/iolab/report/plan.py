@@ -20,7 +20,7 @@ def config_text(c: Mapping[str, Any]) -> str:
                 f"({value('bandwidth', c.get('throughput'))}), {c.get('protocol', '')} × {c.get('nconnect', 1)}")
     else:
         what = " + ".join(f"{d['count']} × {d['sku']}" + (f", cache {d['caching']}" if d.get("caching", "none") != "none"
-                                                           else "") for d in c.get("disks", []))
+                                                           else "") for d in c.get("disks") or [])
     head = f"{c['clients']} × " if c.get("clients") else ""
     return f"{head}{c['vm']} + {what}" if c.get("vm") else f"{head}{what}"
 
@@ -39,11 +39,11 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
                ("required mean latency", latency(req.get("latency")) if req.get("latency") else None),
                ("capacity", format_size(req["capacity"]) if req.get("capacity") else None),
                ("clients", req.get("clients")), ("region", doc.get("region")),
-               ("searched", f"{doc.get('evaluated', 0):,} configurations, {doc.get('feasible', 0):,} feasible")])
-    cands = doc.get("candidates", [])
+               ("searched", f"{doc.get('evaluated') or 0:,} configurations, {doc.get('feasible') or 0:,} feasible")])
+    cands = doc.get("candidates") or []
     if not cands:
         sec.para("No configuration meets the requirements.", "bad")
-    elif "config" not in cands[0]:
+    elif not cands[0].get("config"):
         sec.pre(_plain(cands))
     else:
         sec.heading("Candidates")
@@ -51,27 +51,27 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
         for c in cands:
             p = c.get("prediction") or {}
             b = p.get("bottleneck") or {}
-            body.append([c.get("rank"), _money(c.get("monthly_cost")), config_text(c["config"]),
+            body.append([c.get("rank"), _money(c.get("monthly_cost")), config_text(c.get("config") or {}),
                          value("iops", p.get("iops")), latency(p.get("latency") if isinstance(p.get("latency"), (int, float))
                                                               else (p.get("latency") or {}).get("mean")),
-                         f"{c.get('headroom', 0):.0%}", f"{b.get('kind', '')} {b.get('utilization', 0):.0%}"])
+                         f"{c.get('headroom') or 0:.0%}", f"{b.get('kind') or ''} {b.get('utilization') or 0:.0%}"])
         sec.table(["#", "$/month", "configuration", "IOPS", "latency", "headroom", "binding"], body, left=0)
         priced = [c for c in cands if c.get("monthly_cost") is not None]
         if priced:
-            sec.figure(figures.bars([f"#{c['rank']} {config_text(c['config'])}" for c in priced],
+            sec.figure(figures.bars([f"#{c['rank']} {config_text(c.get('config') or {})}" for c in priced],
                                     [c["monthly_cost"] for c in priced], title="monthly cost", xlabel="$ / month"),
                        "What each ranked candidate costs a month.")
         best = cands[0]
         sec.para(f"#1 {config_text(best['config'])} meets the requirements at the lowest cost, with "
-                 f"{best.get('headroom', 0):.0%} headroom.", "good")
+                 f"{best.get('headroom') or 0:.0%} headroom.", "good")
     sec.heading("Why the others lost")
-    reasons = [f"#{c['rank']} {config_text(c['config'])}: {c['why']}" for c in cands[1:] if c.get("why")]
-    reasons += [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): " + "; ".join(m.get("lacks", []))
-                for m in doc.get("rejected", []) if "config" in m]
-    reasons += [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): " + "; ".join(m.get("lacks", []) or
-                                                                                            ["feasible but unpriced"])
-                for m in doc.get("others", []) if "config" in m]
-    reasons += [f"not searched: {t}" for t in doc.get("excluded", [])]
+    reasons = [f"#{c['rank']} {config_text(c.get('config') or {})}: {c['why']}" for c in cands[1:] if c.get("why")]
+    reasons += [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): " + "; ".join(map(str, m.get("lacks") or []))
+                for m in doc.get("rejected") or [] if m.get("config")]
+    reasons += [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): " + "; ".join(map(str, m.get("lacks") or
+                                                                                                    ["feasible but unpriced"]))
+                for m in doc.get("others") or [] if m.get("config")]
+    reasons += [f"not searched: {t}" for t in doc.get("excluded") or []]
     if reasons:
         sec.items(reasons)
     else:

@@ -44,29 +44,30 @@ def prediction_section(doc: Mapping[str, Any], *, title: str, scenario_text: str
         sec.facts(facts)
     sec.heading("Predicted figures")
     parts = [("total", doc)] + [(d, doc[d]) for d in ("read", "write") if isinstance(doc.get(d), Mapping)]
-    parts += [(f"job {j['name']}", j) for j in doc.get("jobs", []) if len(doc.get("jobs", [])) > 1]
+    jobs = doc.get("jobs") or []
+    parts += [(f"job {j['name']}", j) for j in jobs if len(jobs) > 1]
     sec.table(["where", "IOPS", "bandwidth", "mean latency"],
               [[n, value("iops", p.get("iops")), value("bandwidth", p.get("bandwidth")),
                 latency((p.get("latency") or {}).get("mean"))] for n, p in parts])
     b = doc.get("bottleneck") or {}
     if b.get("kind") == "concurrency":
-        limit = f"too few IOs in flight: nothing is saturated (busiest resource {b.get('utilization', 0):.0%})"
+        limit = f"too few IOs in flight: nothing is saturated (busiest resource {b.get('utilization') or 0:.0%})"
     else:
-        limit = f"{b.get('resource')} ({b.get('kind')}, {b.get('utilization', 0):.0%} busy)" if b else None
+        limit = f"{b.get('resource')} ({b.get('kind')}, {b.get('utilization') or 0:.0%} busy)" if b else None
     sec.facts([("bottleneck", limit),
                ("IOs in flight", doc.get("outstanding")), ("knee", f"{doc.get('knee_outstanding')} IOs in flight"
                                                           if doc.get("knee_outstanding") is not None else None),
                ("IOPS bound", value("iops", doc.get("max_iops")))])
-    sec.items([f"note: {n}" for n in doc.get("notes", [])])
-    res = [r for r in doc.get("resources", []) if "utilization" in r]
+    sec.items([f"note: {n}" for n in doc.get("notes") or []])
+    res = [r for r in doc.get("resources") or [] if r.get("utilization") is not None]
     if res:
         sec.heading("Resources")
-        sec.table(["resource", "kind", "utilization"], [[r["resource"], r["kind"], f"{r['utilization']:.1%}"]
+        sec.table(["resource", "kind", "utilization"], [[r["resource"], r.get("kind"), f"{r['utilization']:.1%}"]
                                                         for r in res], left=2)
         sec.figure(figures.bars([r["resource"] for r in res], [r["utilization"] * 100 for r in res],
                                 title="utilization", xlabel="% busy", limit=100.0),
                    "How busy each resource is at the scenario's load.")
-    points = points if points is not None else [(int(p["params"].get("iodepth", 0)), p) for p in doc.get("points", [])]
+    points = points if points is not None else [(int(p["params"].get("iodepth", 0)), p) for p in doc.get("points") or []]
     if points:
         pts = [figures.Point(p["iops"], (p.get("latency") or {}).get("mean") or 0.0, f"iodepth={d}") for d, p in points]
         bound = float(doc.get("max_iops") or 0.0)

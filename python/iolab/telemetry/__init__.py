@@ -35,7 +35,11 @@ FORMATS = {
 
 def _text(path: str, data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise bad(path, None, "starts as UTF-16 text (a byte-order mark) but is not: not a text file "
+                      "iolab can read") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
