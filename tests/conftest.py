@@ -14,6 +14,19 @@ EXAMPLES = ROOT / "examples"
 DATA = Path(__file__).resolve().parent / "data"
 
 
+def saved_run_db(path: Path) -> Path:
+    """A results database at ``path`` holding one finished run (100 IOPS of 4 KiB reads)."""
+    from iolab.bench.record import Figures, Measured, RunRecord
+    from iolab.bench.store import ResultsStore
+
+    with ResultsStore(path) as store:
+        store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:01+00:00",
+                             jobfile="[j]\nrw=read\n", fio_argv=("fio", "run.fio"), fio_version="fio-3.33",
+                             host="h", kernel="k", target="/t",
+                             measured=Measured(Figures(100.0, 409600.0, {"mean": 1e-3}))))
+    return path
+
+
 @dataclass
 class Result:
     code: int

@@ -9,19 +9,13 @@ import sqlite3
 
 import pytest
 
-from iolab.bench.record import Figures, Measured, RunRecord
-from iolab.bench.store import ResultsStore
+from conftest import saved_run_db
 
 BLOB = b"\xff\x00\xfe"
 
 
 def _db(tmp_path, sql: str, *params):
-    path = tmp_path / "r.db"
-    with ResultsStore(path) as store:
-        store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:01+00:00",
-                             jobfile="[j]\nrw=read\n", fio_argv=("fio", "run.fio"), fio_version="fio-3.33",
-                             host="h", kernel="k", target="/t",
-                             measured=Measured(Figures(100.0, 409600.0, {"mean": 1e-3}))))
+    path = saved_run_db(tmp_path / "r.db")
     db = sqlite3.connect(path)
     db.execute(sql, params)
     db.commit()

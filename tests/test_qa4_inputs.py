@@ -177,15 +177,9 @@ def test_results_refuse_a_stored_figure_iolab_never_writes(iolab, tmp_path):
     import shutil
     import sqlite3
 
-    from iolab.bench.record import Figures, Measured, RunRecord
-    from iolab.bench.store import ResultsStore
+    from conftest import saved_run_db
 
-    good = tmp_path / "good.db"
-    with ResultsStore(good) as store:
-        store.save(RunRecord(status="ok", started="2026-01-01T00:00:00+00:00", ended="2026-01-01T00:00:01+00:00",
-                             jobfile="[j]\nrw=read\n", fio_argv=("fio", "run.fio"), fio_version="fio-3.33",
-                             host="h", kernel="k", target="/t",
-                             measured=Measured(Figures(100.0, 409600.0, {"mean": 1e-3}))))
+    good = saved_run_db(tmp_path / "good.db")
     for sql, shown in (("UPDATE measurements SET value = 'x' WHERE metric = 'iops'", "column value holds 'x'"),
                        ("UPDATE measurements SET value = '1e999' WHERE metric = 'iops'", "column value holds 'inf'"),
                        ("UPDATE measurements SET value = -5 WHERE metric = 'iops'", "column value holds '-5.0'"),
@@ -288,3 +282,15 @@ def test_plan_names_its_option_for_a_seed_or_ios_past_the_simulator(iolab):
         r = iolab("plan", p99, option, "99999999999999999999")
         assert r.code == 2
         assert r.err.startswith(f"error: {option}: must be at most {most}"), r.err
+
+
+def test_an_unknown_top_level_key_that_yaml_reads_as_a_date_or_number_is_named_as_written(iolab, tmp_path):
+    """YAML reads `2024-01-01:` as a date and `42:` as a number; the unknown key is named as
+    written, not as Python's repr (`datetime.date(2024, 1, 1)`)."""
+    for key in ("2024-01-01", "42", "true"):
+        path = tmp_path / "s.yaml"
+        path.write_text(f"version: 1\n{key}: x\nclients: {{vm: Standard_DS13}}\n")
+        r = iolab("check", path)
+        assert r.code == 2
+        assert r.err.strip().startswith(f"error: {path}: ") and f"unknown field '{'True' if key == 'true' else key}'" in r.err, r.err
+        assert "datetime" not in r.err

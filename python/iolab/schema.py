@@ -448,7 +448,7 @@ def top_level(data: Any, *, file: str, allowed: Sequence[str], what: str, expect
     for key in data:
         if key not in allowed:
             hint = nearest(str(key), allowed, n=1)
-            raise SchemaError(f"unknown field {key!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
+            raise SchemaError(f"unknown field {str(key)!r}" + (f"; did you mean {hint[0]!r}?" if hint else "")
                               + f" (allowed: {', '.join(allowed)})", file=file, field=str(key))
     version = data.get("version", 1)
     if version != 1 or isinstance(version, bool):

@@ -14,7 +14,8 @@ changes what it computes or prints (see docs/performance.md, Start-up).
   nothing (about 7 % of `predict`'s and `plan`'s CPU time). Garbage without cycles is
   freed at once as always; cycles wait a little longer.
 - :func:`leave` ends a command that reads files and prints (``check``, ``predict``,
-  ``plan``) as the interpreter would, flushing its output and running its exit handlers,
+  ``plan``) as the interpreter would, flushing its output and running its exit handlers
+  (what they print is flushed too),
   but without then tearing down every module and object one by one (50 to 100 ms once
   pydantic and numpy are loaded). Anything unusual (output that cannot be flushed, another thread still
   running) takes the interpreter's own way out.
@@ -54,4 +55,9 @@ def leave(code: int) -> NoReturn:
     except BaseException:  # noqa: BLE001 - a closed pipe, say: reported the interpreter's way
         sys.exit(code)
     atexit._run_exitfuncs()
+    try:  # what the exit handlers printed
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - a pipe closed meanwhile: nothing more to deliver
+        pass
     os._exit(code)
