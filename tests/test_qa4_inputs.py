@@ -294,3 +294,28 @@ def test_an_unknown_top_level_key_that_yaml_reads_as_a_date_or_number_is_named_a
         assert r.code == 2
         assert r.err.strip().startswith(f"error: {path}: ") and f"unknown field '{'True' if key == 'true' else key}'" in r.err, r.err
         assert "datetime" not in r.err
+
+
+def test_a_refused_run_or_sweep_creates_no_results_database(iolab, tmp_path):
+    """A run refused before it starts (the safety rules, exit 3; a target that is not there,
+    exit 2) leaves no results database behind, nor its folder: the default one in the
+    user's data directory included. A run that starts creates it."""
+    data = tmp_path / "xdg-data"                      # the iolab fixture's data directory
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    existing = lab / "precious.dat"
+    existing.write_bytes(b"keep")
+    for extra in ([], ["--sweep", "iodepth=1,2"]):
+        refused = iolab("bench", "run", "--target", existing, "--rw", "write", "--size", "1m", *extra)
+        assert refused.code == 3, refused.err
+        missing = iolab("bench", "run", "--target", tmp_path / "nowhere", "--rw", "read", *extra)
+        assert missing.code == 2, missing.err
+        assert not data.exists(), list(data.rglob("*"))
+        db = tmp_path / "named" / "r.db"
+        refused = iolab("bench", "run", "--target", existing, "--rw", "write", "--size", "1m", "--db", db, *extra)
+        assert refused.code == 3 and not db.parent.exists()
+    assert existing.read_bytes() == b"keep"
+    ran = iolab("bench", "run", "--target", lab, "--rw", "read", "--size", "1m", "--runtime", "1s",
+                "--db", tmp_path / "named" / "r.db")
+    assert ran.code == 0, ran.err
+    assert (tmp_path / "named" / "r.db").is_file()

@@ -130,7 +130,8 @@ def hold_lock(path, seconds):
 
 def test_a_lock_held_elsewhere_is_waited_for(tmp_path):
     path = tmp_path / "r.db"
-    ResultsStore(path).close()
+    with ResultsStore(path) as created:
+        assert created.ids() == []   # its first use creates the database
     waits = []
     store = ResultsStore(path, lock_wait=0.3, attempts=20, on_wait=waits.append)
     proc = hold_lock(path, 1.0)
@@ -144,7 +145,8 @@ def test_a_lock_held_elsewhere_is_waited_for(tmp_path):
 
 def test_a_lock_that_never_ends_leaves_the_run_in_a_side_file(tmp_path):
     path = tmp_path / "r.db"
-    ResultsStore(path).close()
+    with ResultsStore(path) as created:
+        assert created.ids() == []   # its first use creates the database
     store = ResultsStore(path, lock_wait=0.2, attempts=2, on_wait=lambda m: None)
     proc = hold_lock(path, 30)
     try:

@@ -130,13 +130,28 @@ class Bench:
         self.view.end(summary_line(record))
         return record
 
+    def preflight(self, request: Request, params: Mapping[str, Any] | None = None) -> None:
+        """The checks :meth:`run` makes before anything runs (the safety rules, fio present,
+        the hosts answering), and nothing else: a sweep makes them for its first point
+        before it stores anything."""
+        jobs = override(request.jobs, dict(params or {}))
+        if request.remote:
+            self._check_remote(request, jobs)
+        else:
+            self._check_local(request, jobs)
+
     # -- here --------------------------------------------------------------------------------
+
+    def _check_local(self, request: Request, jobs: Sequence[FioJob]) -> tuple[Target, list[Path], str]:
+        """The target, the paths the run will create, fio's version; SafetyError, InputError
+        or RunError when the run may not start."""
+        target = inspect_target(request.target, self.probe)
+        created = check_jobs(target, jobs, destructive=request.settings.destructive, probe=self.probe)
+        return target, created, self.version
 
     def _local(self, request: Request, jobs: Sequence[FioJob]) -> RunRecord:
         settings = request.settings
-        target = inspect_target(request.target, self.probe)
-        created = check_jobs(target, jobs, destructive=settings.destructive, probe=self.probe)
-        version = self.version
+        target, created, version = self._check_local(request, jobs)
         workspace = Workspace(target, created)
         machine = describe(target.path, self.probe)
         final = [place(configure(j, settings, sized=target.is_directory), target, workspace, private=own)
@@ -177,7 +192,10 @@ class Bench:
 
     # -- on every host -----------------------------------------------------------------------
 
-    def _remote(self, request: Request, jobs: Sequence[FioJob]) -> RunRecord:
+    def _check_remote(self, request: Request, jobs: Sequence[FioJob]) -> tuple[list[FioJob], str, str]:
+        """The jobs as they will run on the hosts, their job file and fio's version, after
+        the rules for jobs on other hosts, their placement in the target and the hosts
+        answering."""
         settings = request.settings
         check_remote_jobs(jobs, destructive=settings.destructive)
         workspace = Workspace(Target(request.target, Path(request.target), "directory"))
@@ -186,6 +204,10 @@ class Bench:
         jobfile = render_jobfile(final)
         version = self.version
         self.reachable(request.hosts)
+        return final, jobfile, version
+
+    def _remote(self, request: Request, jobs: Sequence[FioJob]) -> RunRecord:
+        final, jobfile, version = self._check_remote(request, jobs)
         hosts = request.hosts
         with scratch() as tmp:
             argvs = [self._argv(tmp, jobfile, client=h.client_option(), out=f"host{i}.json")

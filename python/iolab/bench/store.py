@@ -254,33 +254,45 @@ class ResultsStore:
         self.lock_wait = lock_wait
         self.attempts = max(1, attempts)
         self.on_wait = on_wait or (lambda message: print(message, file=sys.stderr))
-        existed = self._check_file()
+        self._handle: sqlite3.Connection | None = None
+        if self._check_file():
+            self._open(existed=True)   # an existing file is checked now, before anything runs
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The open database: a new file (and its folder) is created on first use, so that a
+        run refused before it starts leaves nothing behind."""
+        if self._handle is None:
+            self._open(existed=self._check_file())
+        return self._handle  # type: ignore[return-value]
+
+    def _open(self, *, existed: bool) -> None:
+        lock_wait = self.lock_wait
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=lock_wait, isolation_level=None)
+            db = sqlite3.connect(self.path, timeout=lock_wait, isolation_level=None)
         except (OSError, sqlite3.Error) as e:
             raise RunError(f"cannot open results database {self.path}: {e}") from e
-        self._db.row_factory = _checked_row
+        db.row_factory = _checked_row
+        self._handle = db
         try:
-            self._db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA foreign_keys = ON")
             if existed:
                 self._verify()
             self._migrate()
-        except InputError:
-            self._db.close()
+        except BaseException as error:
+            self._handle = None
+            db.close()
+            if isinstance(error, sqlite3.OperationalError):
+                if _locked(error):
+                    raise RunError(f"results database {self.path} is locked by another process: {error}; try "
+                                   "again when it is done") from None
+                raise self._bad(f"not an iolab results database ({error})") from None
+            if isinstance(error, sqlite3.DatabaseError):
+                raise self._bad(f"not an iolab results database ({error})") from None
+            if isinstance(error, ValueError):
+                raise self._bad(f"damaged results database: {error}") from None
             raise
-        except sqlite3.OperationalError as e:
-            self._db.close()
-            if _locked(e):
-                raise RunError(f"results database {self.path} is locked by another process: {e}; try again "
-                               "when it is done") from None
-            raise self._bad(f"not an iolab results database ({e})") from None
-        except sqlite3.DatabaseError as e:
-            self._db.close()
-            raise self._bad(f"not an iolab results database ({e})") from None
-        except ValueError as e:
-            self._db.close()
-            raise self._bad(f"damaged results database: {e}") from None
 
     def _bad(self, message: str) -> InputError:
         return InputError(message, file=str(self.path))
@@ -345,7 +357,9 @@ class ResultsStore:
             raise self._bad(f"{where}damaged results database: {e}") from None
 
     def close(self) -> None:
-        self._db.close()
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
 
     def __enter__(self) -> ResultsStore:
         return self

@@ -164,6 +164,7 @@ def run_sweep(bench: Any, request: Any, axes: Mapping[str, Sequence[Any]], *,
     if latency_target is not None:
         percentile_key(percentile)
     grid = points(axes)
+    bench.preflight(request, grid[0])   # a sweep refused at its first point stores nothing
     sweep_id = bench.store.new_sweep(axes)
     bench.view.sweep(len(grid))
     records: list[RunRecord] = []
