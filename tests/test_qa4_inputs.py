@@ -319,3 +319,16 @@ def test_a_refused_run_or_sweep_creates_no_results_database(iolab, tmp_path):
                 "--db", tmp_path / "named" / "r.db")
     assert ran.code == 0, ran.err
     assert (tmp_path / "named" / "r.db").is_file()
+
+
+def test_check_of_requirements_shows_the_sizes_a_job_issues(iolab, tmp_path):
+    """A requirements file's job with a bssplit, or its own write size, is shown as the model
+    reads it (as a scenario's check shows it), not as its bs."""
+    path = tmp_path / "req.yaml"
+    path.write_text("version: 1\njobs:\n  - {rw: randrw, rwmixread: 70, bssplit: '4k/50:64k/50', iodepth: 32, ioengine: libaio}\n"
+                    "  - {rw: randrw, bs: '4k,16k', iodepth: 8, ioengine: libaio}\nrequire: {iops: 40000}\nsearch: {kind: disks}\n")
+    r = iolab("check", path)
+    assert r.code == 0, r.err
+    assert "job job1: randrw 70% reads, bssplit 4k/50:64k/50, 32 in flight" in r.out
+    assert "job job2: randrw 50% reads, 4 KiB reads, 16 KiB writes, 8 in flight" in r.out, r.out
+    assert iolab("check", path, "--json").json()["jobs"][0]["sizes"] == "bssplit 4k/50:64k/50"

@@ -149,7 +149,8 @@ def requirements_lines(doc: dict) -> list[str]:
         lines += [f"workload {name}: {line}" for line in requirements_lines(sub) if not line.startswith("clients")]
     for j in doc.get("jobs", []):
         mix = f" {j['rwmixread']}% reads" if j.get("rwmixread") is not None and "rw" in j["rw"][-2:] else ""
-        lines.append(f"job {j['name']}: {j['rw']}{mix}, {format_block(j['bs'])}, {j['outstanding']} in flight")
+        lines.append(f"job {j['name']}: {j['rw']}{mix}, {j.get('sizes') or format_block(j['bs'])}, "
+                     f"{j['outstanding']} in flight")
     if doc.get("require"):
         lines.append("require: " + "; ".join(_need(k, v) for k, v in doc["require"].items() if v is not None))
     if "clients" in doc:

@@ -281,9 +281,11 @@ class Requirements:
             return {"workloads": {w.name: w.summary() for w in self.workloads}, "clients": self.clients,
                     "search": self.search.model_dump(exclude_none=True, exclude={"caching"})}
         assert self.require is not None
+        from ..fio.summary import sizes_text
+
         return {
-            "jobs": [{"name": j.name, "rw": j.fio.rw, "bs": j.fio.bs, "rwmixread": j.fio.rwmixread,
-                      "outstanding": j.fio.outstanding} for j in self.jobs],
+            "jobs": [{"name": j.name, "rw": j.fio.rw, "bs": j.fio.bs, "sizes": sizes_text(j.fio),
+                      "rwmixread": j.fio.rwmixread, "outstanding": j.fio.outstanding} for j in self.jobs],
             "require": {**self.require.model_dump(exclude_none=True),
                         **({"percentiles": dict(self.require.percentiles)} if self.require.percentiles else {})},
             "clients": self.clients,
