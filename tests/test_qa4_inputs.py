@@ -332,3 +332,19 @@ def test_check_of_requirements_shows_the_sizes_a_job_issues(iolab, tmp_path):
     assert "job job1: randrw 70% reads, bssplit 4k/50:64k/50, 32 in flight" in r.out
     assert "job job2: randrw 50% reads, 4 KiB reads, 16 KiB writes, 8 in flight" in r.out, r.out
     assert iolab("check", path, "--json").json()["jobs"][0]["sizes"] == "bssplit 4k/50:64k/50"
+
+
+def test_a_sweep_with_an_empty_or_repeated_value_is_refused(iolab, tmp_path):
+    """`iodepth=1,,2` or a trailing comma is a typo, not two points; a repeated point is
+    refused as bench refuses it (exit 2, --sweep named), in predict and bench alike."""
+    scenario = "examples/oltp-ds13-p30.yaml"
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    for value, said in (("iodepth=1,,2", "an empty value in 'iodepth=1,,2'"),
+                        ("iodepth=1,2,", "an empty value in 'iodepth=1,2,'"),
+                        ("iodepth=4,2,4", "iodepth repeats a value: 4,2,4")):
+        r = iolab("predict", scenario, "--sweep", value)
+        assert r.code == 2 and r.err.startswith(f"error: --sweep: {said}"), r.err
+        b = iolab("bench", "run", "--target", lab, "--rw", "read", "--sweep", value)
+        assert b.code == 2 and said in b.err and "--sweep" in b.err, b.err
+    assert not list(lab.iterdir()) and not (tmp_path / "xdg-data").exists()

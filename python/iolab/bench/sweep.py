@@ -47,7 +47,9 @@ def parse_axes(texts: Sequence[str]) -> dict[str, list[Any]]:
             raise InputError(f"cannot sweep {name!r}; sweepable: {', '.join(SWEEP_AXES)}", field="--sweep")
         if name in axes:
             raise InputError(f"{name} is swept twice", field="--sweep")
-        parsed = [parse_option(name, v, field="--sweep") for v in values.split(",") if v.strip()]
+        if any(not v.strip() for v in values.split(",")):
+            raise InputError(f"an empty value in {text!r} (two commas, or one at an end)", field="--sweep")
+        parsed = [parse_option(name, v, field="--sweep") for v in values.split(",")]
         if len(set(parsed)) != len(parsed):
             raise InputError(f"{name} repeats a value: {values}", field="--sweep")
         axes[name] = parsed
