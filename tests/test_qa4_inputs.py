@@ -264,7 +264,7 @@ def test_bench_flags_are_read_as_a_job_file_reads_them(iolab, tmp_path):
     target.mkdir()
     db = tmp_path / "r.db"
     for argv, message in ((["--ioengine", "libaoi"], "--ioengine: unknown ioengine 'libaoi'; nearest: libaio"),
-                          (["--ioengine", ""], "--ioengine: unknown ioengine ''"),
+                          (["--ioengine", ""], "--ioengine: an empty ioengine; name one"),
                           (["--runtime", "400d"], "--runtime: must be at most 8784 h, got '400d'"),
                           (["--ramp", "400d"], "--ramp: must be at most 8784 h, got '400d'")):
         r = iolab("bench", "run", "--target", str(target), "--rw", "read", "--db", str(db), *argv)
@@ -348,3 +348,11 @@ def test_a_sweep_with_an_empty_or_repeated_value_is_refused(iolab, tmp_path):
         b = iolab("bench", "run", "--target", lab, "--rw", "read", "--sweep", value)
         assert b.code == 2 and said in b.err and "--sweep" in b.err, b.err
     assert not list(lab.iterdir()) and not (tmp_path / "xdg-data").exists()
+
+
+def test_an_empty_ioengine_asks_for_one_instead_of_suggesting_unrelated_names(iolab, tmp_path):
+    job = tmp_path / "e.fio"
+    job.write_text("[j]\nioengine=\nrw=read\n")
+    for r, where in ((iolab("check", job), f"error: {job}: [j].ioengine: "),
+                     (iolab("bench", "run", "--target", tmp_path, "--rw", "read", "--ioengine", ""), "error: --ioengine: ")):
+        assert r.code == 2 and r.err.startswith(where + "an empty ioengine; name one (libaio, io_uring, psync"), r.err

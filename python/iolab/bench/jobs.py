@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import InputError, UnitError
 from ..fio import FioJob
 from ..fio.job import LIMITS
-from ..fio.options import ENGINES, RW_MODES, parse_fio_int, parse_fio_size, parse_fio_time
+from ..fio.options import RW_MODES, engine_problem, parse_fio_int, parse_fio_size, parse_fio_time
 from .safety import Target, Workspace
 
 __all__ = ["DEFAULT_RUNTIME", "DEFAULT_SIZE", "SWEEP_AXES", "OVERRIDABLE", "Settings", "parse_option",
@@ -84,12 +84,9 @@ def parse_option(name: str, value: Any, *, field: str | None = None) -> Any:
             number = parse_fio_int(text)
             low = 0 if name == "rwmixread" else 1
         elif name == "ioengine":  # read as in a job file: a name fio knows, external:..., or a path
-            if not (text in ENGINES or text.startswith("external:") or text.startswith("/")):
-                from ..errors import nearest
-
-                hint = nearest(text, ENGINES)
-                raise InputError(f"unknown ioengine {text!r}" + (f"; nearest: {', '.join(hint)}" if hint else ""),
-                                 field=where)
+            problem = engine_problem(text)
+            if problem:
+                raise InputError(problem, field=where)
             return text
         else:
             raise InputError(f"cannot set {name!r}; settable: {', '.join(OVERRIDABLE)}", field=where)

@@ -12,7 +12,6 @@ from types import MappingProxyType
 
 from ..errors import SchemaError, UnitError, nearest
 from .options import (
-    ENGINES,
     FLAGS,
     KNOWN,
     MODELLED,
@@ -20,6 +19,7 @@ from .options import (
     RW_MODES,
     SYNC_ENGINES,
     canonical,
+    engine_problem,
     parse_fio_bool,
     parse_fio_int,
     parse_fio_size,
@@ -283,9 +283,9 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt == "rate":
             job["_rate"] = _triple(opt, text, "0", lambda t: parse_fio_size(t, kb_base), fail)
         elif opt == "ioengine":
-            if not (text in ENGINES or text.startswith("external:") or text.startswith("/")):
-                hint = nearest(text, ENGINES)
-                raise fail(opt, f"unknown ioengine {text!r}" + (f"; nearest: {', '.join(hint)}" if hint else ""))
+            problem = engine_problem(text)
+            if problem:
+                raise fail(opt, problem)
             job["ioengine"] = text
             if text in NON_STORAGE_ENGINES:
                 ignored.append(f"ioengine={text} (no storage IO: not predicted as disk IO)")

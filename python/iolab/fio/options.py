@@ -226,6 +226,17 @@ NON_STORAGE_ENGINES: frozenset[str] = frozenset(
     "dircreate dirstat dirdelete".split()
 )
 
+def engine_problem(text: str) -> str | None:
+    """Why ``text`` is no ioengine fio has (None when it is one: a name fio knows,
+    ``external:...`` or a path to an engine), naming the nearest names."""
+    if text in ENGINES or text.startswith("external:") or text.startswith("/"):
+        return None
+    if not text.strip():
+        return "an empty ioengine; name one (libaio, io_uring, psync, ...)"
+    hint = nearest(text, ENGINES)
+    return f"unknown ioengine {text!r}" + (f"; nearest: {', '.join(hint)}" if hint else "")
+
+
 RW_MODES: dict[str, str] = {
     "read": "read", "write": "write", "trim": "trim", "randread": "randread",
     "randwrite": "randwrite", "randtrim": "randtrim", "rw": "rw", "readwrite": "rw",
