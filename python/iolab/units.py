@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
-from .errors import UnitError
+from .errors import InputError, UnitError
+
+T = TypeVar("T")
 
 __all__ = [
     "parse_size",
     "parse_rate",
     "parse_ops_rate",
     "parse_duration",
+    "parse_points",
     "format_size",
     "format_capacity",
     "format_block",
@@ -116,6 +121,20 @@ def parse_duration(value: str | int | float) -> float:
     if not m:
         raise UnitError(f"{text!r} is not a duration (examples: 30, 500ms, 250us, 2m, 1h)")
     return _number(m, text, "duration") * _DURATION[m.group("unit")]
+
+
+def parse_points(text: str, parse: Callable[[str], T], *, field: str) -> list[T]:
+    """The values of a sweep ``NAME=V1,V2,...`` (``text``), each read by ``parse``: an empty
+    one (``1,,2``, a comma at an end) is a typo and a value given twice one point twice, so
+    both raise InputError naming ``field``."""
+    name, _, values = text.partition("=")
+    items = values.split(",")
+    if any(not v.strip() for v in items):
+        raise InputError(f"an empty value in {text!r} (two commas, or one at an end)", field=field)
+    points = [parse(v) for v in items]
+    if len(set(points)) != len(points):
+        raise InputError(f"{name.strip()} repeats a value: {values}", field=field)
+    return points
 
 
 def _fmt(x: float) -> str:

@@ -267,32 +267,32 @@ class ResultsStore:
         return self._handle  # type: ignore[return-value]
 
     def _open(self, *, existed: bool) -> None:
-        lock_wait = self.lock_wait
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=lock_wait, isolation_level=None)
+            db = sqlite3.connect(self.path, timeout=self.lock_wait, isolation_level=None)
         except (OSError, sqlite3.Error) as e:
             raise RunError(f"cannot open results database {self.path}: {e}") from e
         db.row_factory = _checked_row
         self._handle = db
         try:
-            db.execute("PRAGMA foreign_keys = ON")
-            if existed:
-                self._verify()
-            self._migrate()
-        except BaseException as error:
-            self._handle = None
-            db.close()
-            if isinstance(error, sqlite3.OperationalError):
-                if _locked(error):
-                    raise RunError(f"results database {self.path} is locked by another process: {error}; try "
-                                   "again when it is done") from None
-                raise self._bad(f"not an iolab results database ({error})") from None
-            if isinstance(error, sqlite3.DatabaseError):
-                raise self._bad(f"not an iolab results database ({error})") from None
-            if isinstance(error, ValueError):
-                raise self._bad(f"damaged results database: {error}") from None
-            raise
+            try:
+                db.execute("PRAGMA foreign_keys = ON")
+                if existed:
+                    self._verify()
+                self._migrate()
+            except BaseException:
+                self._handle = None
+                db.close()
+                raise
+        except sqlite3.OperationalError as e:
+            if _locked(e):
+                raise RunError(f"results database {self.path} is locked by another process: {e}; try again "
+                               "when it is done") from None
+            raise self._bad(f"not an iolab results database ({e})") from None
+        except sqlite3.DatabaseError as e:
+            raise self._bad(f"not an iolab results database ({e})") from None
+        except ValueError as e:
+            raise self._bad(f"damaged results database: {e}") from None
 
     def _bad(self, message: str) -> InputError:
         return InputError(message, file=str(self.path))

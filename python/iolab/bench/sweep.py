@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from ..units import parse_points
 from .jobs import SWEEP_AXES, override, parse_option
 from .record import RunRecord
 
@@ -47,12 +48,7 @@ def parse_axes(texts: Sequence[str]) -> dict[str, list[Any]]:
             raise InputError(f"cannot sweep {name!r}; sweepable: {', '.join(SWEEP_AXES)}", field="--sweep")
         if name in axes:
             raise InputError(f"{name} is swept twice", field="--sweep")
-        if any(not v.strip() for v in values.split(",")):
-            raise InputError(f"an empty value in {text!r} (two commas, or one at an end)", field="--sweep")
-        parsed = [parse_option(name, v, field="--sweep") for v in values.split(",")]
-        if len(set(parsed)) != len(parsed):
-            raise InputError(f"{name} repeats a value: {values}", field="--sweep")
-        axes[name] = parsed
+        axes[name] = parse_points(text, lambda v: parse_option(name, v, field="--sweep"), field="--sweep")
     count = 1
     for values in axes.values():
         count *= len(values)

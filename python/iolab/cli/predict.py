@@ -12,7 +12,7 @@ from rich.table import Table
 from ..errors import SchemaError
 from ..filekind import expect
 from ..plot import CurvePoint, check_plot_path, latency_curve
-from ..units import format_duration, format_ops, format_rate
+from ..units import format_duration, format_ops, format_rate, parse_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,15 +44,13 @@ def parse_sweep(text: str) -> tuple[str, list[int]]:
     name, sep, values = text.partition("=")
     if not sep or name not in SWEEPABLE:
         raise SchemaError(f"expected {' or '.join(f'{n}=V1,V2,...' for n in SWEEPABLE)} (got {text!r})", field="--sweep")
-    items = values.split(",")
-    if any(not v.strip() for v in items) and values.strip():
-        raise SchemaError(f"an empty value in {text!r} (two commas, or one at an end)", field="--sweep")
-    try:
-        out = [int(v) for v in items if v.strip()]
-    except ValueError:
-        raise SchemaError(f"sweep values must be whole numbers (got {values!r})", field="--sweep") from None
-    if len(set(out)) != len(out):
-        raise SchemaError(f"{name} repeats a value: {values}", field="--sweep")
+    def whole(v: str) -> int:
+        try:
+            return int(v)
+        except ValueError:
+            raise SchemaError(f"sweep values must be whole numbers (got {values!r})", field="--sweep") from None
+
+    out = parse_points(text, whole, field="--sweep") if values.strip() else []
     if not out or any(v < 1 for v in out):
         raise SchemaError("sweep values must be whole numbers of at least 1", field="--sweep")
     high = LIMITS[name]
