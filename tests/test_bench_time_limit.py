@@ -15,7 +15,8 @@ import pytest
 
 from iolab.bench.executor import ProcessExecutor
 from iolab.bench.jobs import Settings
-from iolab.bench.runner import SCRATCH_PREFIX, Bench, Request, host_timeout, remove_leftovers
+from iolab.bench.leftovers import SCRATCH_PREFIX, remove_scratch
+from iolab.bench.runner import Bench, Request, host_timeout
 from iolab.bench.store import ResultsStore
 from iolab.fio import FioJob, parse_jobfile
 
@@ -24,7 +25,7 @@ from iolab.fio import FioJob, parse_jobfile
 STUCK = r"""#!/bin/sh
 if [ "$1" = "--version" ]; then echo fio-3.33; exit 0; fi
 for last in "$@"; do :; done
-prefix=$(sed -n 's/^filename_format=\(iolab-[0-9a-f]*\.\).*/\1/p' "$last" | head -n 1)
+prefix=$(sed -n 's/^filename_format=\(iolab-[0-9a-f-]*\.\).*/\1/p' "$last" | head -n 1)
 echo layout > "${prefix}stuck.0.0"
 echo "$$" > "$STUCK_PIDFILE"
 trap '' TERM INT
@@ -80,7 +81,7 @@ def test_leftovers_of_a_killed_iolab_are_removed_at_the_next_start(tmp_path):
     assert os.path.isdir(left)
     mine = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")  # a live process's: kept
     try:
-        removed = remove_leftovers()
+        removed = remove_scratch()
         assert left in [str(p) for p in removed]
         assert not os.path.exists(left) and os.path.isdir(mine)
     finally:

@@ -59,6 +59,9 @@ class View(Protocol):
     def end(self, summary: str) -> None:
         """The run ended; `summary` is its one-line result."""
 
+    def note(self, text: str) -> None:
+        """Something the user should know that is not fio's (a leftover removed, ...)."""
+
     def close(self) -> None:
         """Nothing more will come."""
 
@@ -83,6 +86,10 @@ class QuietView:
     def end(self, summary: str) -> None:
         if self._write:
             self._write(summary)
+
+    def note(self, text: str) -> None:
+        if self._write:
+            self._write(text)
 
     def close(self) -> None:
         pass
@@ -144,6 +151,9 @@ class LiveView:
         self._done += 1
         if self._live is not None:
             self._live.console.print(summary)
+
+    def note(self, text: str) -> None:
+        (self._live.console if self._live is not None else self.console).print(text, markup=False, highlight=False)
 
     def close(self) -> None:
         if self._live is not None:

@@ -9,9 +9,7 @@ made, maps fio's JSON into figures and stores the whole run in one transaction: 
 from __future__ import annotations
 
 import os
-import shutil
 import socket
-import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -23,9 +21,10 @@ from typing import Any
 
 from ..errors import InputError, RunError
 from ..fio import FioJob, FioResult, parse_output, render_jobfile
-from ..units import format_duration, format_ops, format_rate
+from ..units import format_duration, format_ops, format_rate, format_size
 from .compare import predicted as predict_json
 from .executor import Completed, Executor, ProcessExecutor
+from .leftovers import SCRATCH_PREFIX, remove_scratch, remove_target_files
 from .hosts import Host, check_reachable, check_remote_jobs
 from .jobs import (Settings, configure, duration, outstanding, override, place, place_remote, private,
                    time_limit)
@@ -37,7 +36,7 @@ from .record import HostMeasure, RunRecord
 from .safety import Probe, SystemProbe, Target, Workspace, check_jobs, inspect_target
 from .store import ResultsStore
 
-__all__ = ["Request", "Bench", "summary_line", "host_timeout", "remove_leftovers"]
+__all__ = ["Request", "Bench", "summary_line", "host_timeout"]
 
 #: seconds fio may take beyond the jobs' runtime (here or on a host) before it is stopped.
 HOST_GRACE = 60.0
@@ -157,6 +156,8 @@ class Bench:
         final = [place(configure(j, settings, sized=target.is_directory), target, workspace, private=own)
                  for j, own in zip(jobs, private(jobs))]
         direct = any(j.direct for j in final)
+        if target.is_directory:
+            self._sweep_leftovers(target.path)
         if target.is_directory and direct and not self.probe.direct_io(target.path, workspace.prefix + "probe"):
             raise RunError(diagnose("Invalid argument", fstype=machine.fstype, direct=True))
         jobfile = render_jobfile(final)
@@ -182,6 +183,12 @@ class Bench:
             measured=measure(result.jobs) if result and result.jobs else None,
             jobs=measure_jobs(result) if result else (), error=error,
         )
+
+    def _sweep_leftovers(self, directory: Path) -> None:
+        """Remove the data files runs killed earlier left in the target, saying which."""
+        for left in remove_target_files(directory):
+            self.view.note(f"removed {left.path} ({format_size(left.size)}), left by an iolab run "
+                           f"(process {left.pid}) that was killed before it could remove it")
 
     def _argv(self, tmp: Path, jobfile: str, *, client: str | None = None, out: str = "out.json") -> list[str]:
         path = tmp / "run.fio"
@@ -285,53 +292,13 @@ def host_timeout(jobs: Sequence[FioJob], margin: float = HOST_GRACE) -> float | 
     return span + margin + layout
 
 
-#: the prefix of a run's scratch directory (job file, fio's output) in the temporary
-#: directory: ``iolab-run-<pid>-...``, so a later iolab can tell a dead run's leftovers.
-SCRATCH_PREFIX = "iolab-run-"
-
-
 @contextmanager
 def scratch() -> Iterator[Path]:
     """A scratch directory for one run, removed at its end; leftovers of iolab processes
     that died (``kill -9``) are removed first."""
-    remove_leftovers()
+    remove_scratch()
     with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as tmp:
         yield Path(tmp)
-
-
-def remove_leftovers(directory: str | None = None) -> list[Path]:
-    """Remove the scratch directories of iolab processes that no longer run (owned by this
-    user); returns them. A process id that runs again keeps its directory."""
-    base = Path(directory or tempfile.gettempdir())
-    removed = []
-    try:
-        entries = list(base.iterdir())
-    except OSError:
-        return removed
-    for entry in entries:
-        if not entry.name.startswith(SCRATCH_PREFIX):
-            continue
-        pid_text = entry.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
-        try:
-            st = entry.lstat()
-            pid = int(pid_text)
-        except (OSError, ValueError):
-            continue
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or pid == os.getpid() or _alive(pid):
-            continue
-        shutil.rmtree(entry, ignore_errors=True)
-        removed.append(entry)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
 
 
 def _label(jobs: Sequence[FioJob]) -> str:

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from ..errors import InputError, SafetyError, UnitError
 from ..fio.options import parse_fio_size
 from . import allowlist
+from .leftovers import run_token
 
 __all__ = [
     "WRITE_MODES",
@@ -495,13 +496,15 @@ class Workspace:
     """The files one run creates in its target directory; :meth:`cleanup` removes them.
 
     fio names every file it lays out ``iolab-<token>.<job>.<clone>.<file>`` (through
-    ``filename_format``), so the files are known to be the run's own. Paths named
+    ``filename_format``; the token is :func:`~iolab.bench.leftovers.run_token`: this
+    process, this machine, a random part), so the files are known to be the run's own, and
+    a later run can tell them for a killed run's leftovers. Paths named
     explicitly that did not exist before the run (``created``) are removed as well.
     """
 
     def __init__(self, target: Target, created: Sequence[Path] = (), token: str | None = None):
         self.target = target
-        self.token = token or os.urandom(4).hex()
+        self.token = token or run_token()
         self.created = list(created)
 
     @property

@@ -170,6 +170,63 @@ def _measured(rows: Iterable[sqlite3.Row]) -> Measured | None:
     return Measured(figs["total"], figs.get("read"), figs.get("write"))
 
 
+class _NewerSchema(Exception):
+    """The database's schema is newer than this iolab's (args: its version)."""
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Run the migrations a database at an older version needs, in one transaction (all of
+    them or none: a kill half-way leaves the database as it was)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied TEXT NOT NULL)")
+        current = int(db.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0)
+        if current > SCHEMA_VERSION:
+            raise _NewerSchema(current)
+        for version in range(current + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, _now()))
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _build(db: sqlite3.Connection) -> None:
+    """A new, empty database's whole schema."""
+    _migrate(db)
+
+
+def _draft_prefix(path: Path) -> str:
+    """The name a database being created carries until it is complete."""
+    return f".{path.name}.iolab-new-"
+
+
+def _remove_dead_drafts(path: Path) -> None:
+    """Remove the drafts (and their journals) that creations killed half-way left beside
+    `path`: those whose process no longer runs on this machine."""
+    from .leftovers import alive
+
+    prefix = _draft_prefix(path)
+    try:
+        entries = list(path.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(prefix):
+            continue
+        pid_text = entry.name[len(prefix):].split("-", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or alive(int(pid_text)):
+            continue
+        try:
+            if stat.S_ISREG(entry.lstat().st_mode):
+                entry.unlink()
+        except OSError:
+            pass
+
+
 #: seconds one attempt waits for a database another process holds locked, and the attempts.
 LOCK_WAIT = 10.0
 LOCK_ATTEMPTS = 6
@@ -267,8 +324,9 @@ class ResultsStore:
         return self._handle  # type: ignore[return-value]
 
     def _open(self, *, existed: bool) -> None:
+        if not existed:
+            existed = self._create()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=self.lock_wait, isolation_level=None)
         except (OSError, sqlite3.Error) as e:
             raise RunError(f"cannot open results database {self.path}: {e}") from e
@@ -293,6 +351,40 @@ class ResultsStore:
             raise self._bad(f"not an iolab results database ({e})") from None
         except ValueError as e:
             raise self._bad(f"damaged results database: {e}") from None
+
+    def _create(self) -> bool:
+        """Build a new database complete (schema, version) under a temporary name beside
+        `path`, then link it into place: the path holds nothing or a whole iolab database at
+        every instant, whenever this process is killed. Returns whether the path existed
+        already (another process made it first: that one is then checked and used).
+
+        A killed creation leaves only its temporary file, ``.NAME.iolab-new-<pid>-<random>``;
+        the next creation in the folder removes those whose process no longer runs."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise RunError(f"cannot open results database {self.path}: {e}") from e
+        _remove_dead_drafts(self.path)
+        draft = self.path.parent / f"{_draft_prefix(self.path)}{os.getpid()}-{os.urandom(4).hex()}"
+        try:
+            try:
+                db = sqlite3.connect(draft, isolation_level=None)
+                try:
+                    _build(db)
+                finally:
+                    db.close()
+                os.link(draft, self.path)
+            except FileExistsError:
+                return self._check_file()
+            except (OSError, sqlite3.Error) as e:
+                raise RunError(f"cannot create results database {self.path}: {e}") from e
+        finally:
+            for leftover in (draft, Path(f"{draft}-journal")):
+                try:
+                    leftover.unlink()
+                except OSError:
+                    pass
+        return True
 
     def _bad(self, message: str) -> InputError:
         return InputError(message, file=str(self.path))
@@ -387,16 +479,11 @@ class ResultsStore:
         return int(row[0] or 0)
 
     def _migrate(self) -> None:
-        with self._transaction() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, applied TEXT NOT NULL)")
-            current = self.version
-            if current > SCHEMA_VERSION:
-                raise self._bad(f"schema version {current}; this iolab knows up to {SCHEMA_VERSION}: upgrade iolab")
-            for version in range(current + 1, SCHEMA_VERSION + 1):
-                for statement in MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute("INSERT INTO schema_version VALUES (?, ?)", (version, _now()))
+        """Bring the open database up to :data:`SCHEMA_VERSION`, in one transaction."""
+        try:
+            _migrate(self._db)
+        except _NewerSchema as e:
+            raise self._bad(f"schema version {e.args[0]}; this iolab knows up to {SCHEMA_VERSION}: upgrade iolab") from None
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -443,12 +530,19 @@ class ResultsStore:
         text = json.dumps(doc, indent=2, default=str) + "\n"
         for directory in (self.path.parent, Path(tempfile.gettempdir())):
             side = directory / f"{self.path.name}.unsaved-run-{stamp}.json"
+            draft = directory / f".{side.name}.{os.getpid()}"
             try:
-                with open(side, "x") as f:
+                with open(draft, "x") as f:   # written whole, then linked: never half a file
                     f.write(text)
+                os.link(draft, side)
                 return side
             except OSError:
                 continue
+            finally:
+                try:
+                    draft.unlink()
+                except OSError:
+                    pass
         raise RunError(f"results database {self.path} stayed locked, and no side file could be written: "
                        f"the run is lost; its figures: {json.dumps(doc.get('iops'))} IOPS")
 

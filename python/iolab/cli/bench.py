@@ -174,6 +174,38 @@ def run(
         raise RunError("; ".join(f"run {r.run_id}: {r.error}" for r in failed))
 
 
+@app.command("clean")
+def clean(
+    target: str = typer.Option(..., "--target", metavar="DIR", help="The directory a killed run may have left its "
+                               "files in."),
+    json_: bool = JSON_OPTION,
+) -> None:
+    """Remove the files killed iolab runs left: their data files in DIR, their scratch folders."""
+    import os
+
+    from ..bench.leftovers import remove_scratch, remove_target_files
+    from ..units import format_size
+
+    if not os.path.isdir(target):
+        what = "does not exist" if not os.path.lexists(target) else "is not a directory"
+        raise InputError(f"{target} {what}: name the directory the runs used as --target", field="--target")
+    removed = remove_target_files(target)
+    scratch = remove_scratch()
+    if json_:
+        print_json({"target": os.path.abspath(target),
+                    "removed": [{"path": str(f.path), "size": f.size, "pid": f.pid} for f in removed],
+                    "scratch": [str(p) for p in scratch]})
+        return
+    for f in removed:
+        console.print(f"removed {f.path} ({format_size(f.size)}), left by iolab process {f.pid}",
+                      markup=False, highlight=False, soft_wrap=True)
+    for p in scratch:
+        console.print(f"removed scratch folder {p}", markup=False, highlight=False, soft_wrap=True)
+    if not removed and not scratch:
+        console.print(f"nothing to remove: no killed iolab run left files in {target}", markup=False,
+                      highlight=False, soft_wrap=True)
+
+
 @app.command("server")
 def server(
     bind: str = typer.Option(..., "--bind", metavar="ADDR", help="The address to listen on: a private one (fio's server has no "
