@@ -60,7 +60,7 @@ def test_unknown_ids_and_formats_exit_2(iolab, tmp_path, args, expect):
 
 def test_no_database_yet(iolab, tmp_path):
     r = iolab("results", "list", "--db", tmp_path / "none.db", "--json")
-    assert r.code == 0 and r.json() == {"runs": []}
+    assert r.code == 0 and r.json() == {"runs": [], "hidden_failed": 0}
     assert not (tmp_path / "none.db").exists()
     r = iolab("results", "show", "1", "--db", tmp_path / "none.db")
     assert r.code == 2 and "no results database" in r.err
@@ -72,4 +72,4 @@ def test_default_database_is_in_the_user_data_directory(iolab, tmp_path):
 
     assert default_path() == tmp_path / "xdg-data" / "iolab" / "results.db"
     r = iolab("results", "list", "--json")
-    assert r.code == 0 and r.json() == {"runs": []}
+    assert r.code == 0 and r.json() == {"runs": [], "hidden_failed": 0}

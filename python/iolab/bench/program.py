@@ -38,11 +38,12 @@ def fio_version(executor: Executor, fio: str = "fio") -> str:
 
 
 def diagnose(stderr: str, *, job_errors: Sequence[tuple[str, int]] = (), fstype: str | None = None,
-             direct: bool = False, returncode: int = 0) -> str:
+             direct: bool = False, returncode: int = 0, writes: bool = True) -> str:
     """Explain a failed fio run in one message with a suggested fix.
 
     `stderr` is fio's error text, `job_errors` the (job, errno) pairs its JSON reported,
-    `fstype` the target's filesystem and `direct` whether O_DIRECT was asked for.
+    `fstype` the target's filesystem, `direct` whether O_DIRECT was asked for and `writes`
+    whether any job writes (a refused open of a run that only reads is no write problem).
     """
     text = stderr.strip()
     codes = {code for _, code in job_errors}
@@ -61,6 +62,8 @@ def diagnose(stderr: str, *, job_errors: Sequence[tuple[str, int]] = (), fstype:
     if errno.ENOSPC in codes or "No space left" in text:
         return "the target ran out of space: use a smaller --size"
     if errno.EACCES in codes or errno.EPERM in codes or "Permission denied" in text:
+        if not writes:
+            return "fio may not open the target to read it (permission denied): check its permissions"
         return "fio may not write to the target: check its permissions"
     if "connect" in text and ("refused" in text or "failed" in text):
         return f"cannot reach the fio server: {_last_lines(text)}"

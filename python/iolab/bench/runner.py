@@ -33,7 +33,8 @@ from .measure import combine, measure, measure_jobs
 from .program import diagnose, fio_version
 from .progress import QuietView, View
 from .record import HostMeasure, RunRecord
-from .safety import Probe, SystemProbe, Target, Workspace, check_jobs, inspect_target
+from .ready import check_ready
+from .safety import Probe, SystemProbe, Target, Workspace, _mounted_reason, check_jobs, inspect_target, job_writes
 from .store import ResultsStore
 
 __all__ = ["Request", "Bench", "summary_line", "host_timeout"]
@@ -146,6 +147,8 @@ class Bench:
         or RunError when the run may not start."""
         target = inspect_target(request.target, self.probe)
         created = check_jobs(target, jobs, destructive=request.settings.destructive, probe=self.probe)
+        sized = [configure(j, request.settings, sized=target.is_directory) for j in jobs]
+        check_ready(target, sized, self.probe, writes=any(job_writes(j) for j in sized), new_files=created)
         return target, created, self.version
 
     def _local(self, request: Request, jobs: Sequence[FioJob]) -> RunRecord:
@@ -162,8 +165,14 @@ class Bench:
             raise RunError(diagnose("Invalid argument", fstype=machine.fstype, direct=True))
         jobfile = render_jobfile(final)
         limit = host_timeout(final, self.margin)
+        writes = any(job_writes(j) for j in final)
+        if target.kind == "block" and not writes:
+            mounted = _mounted_reason(target.path, self.probe)
+            if mounted:
+                self.view.note(f"note: reading {target.path} while {mounted.removeprefix('it ')}: the filesystem's "
+                               "own IO shares the device with the run, so the figures may be lower and vary")
         with scratch() as tmp:
-            argv = self._argv(tmp, jobfile)
+            argv = self._argv(tmp, jobfile, readonly=not writes)
             started = _now()
             self.view.begin(_label(final), duration=duration(final), ramp=max((j.ramp_time or 0.0) for j in final),
                             outstanding=outstanding(final))
@@ -175,13 +184,15 @@ class Bench:
             ended = _now()
             text = _read(tmp / "out.json")
         result, error = _parse(text)
-        status, error = _status(done, result, error, fstype=machine.fstype, direct=direct, limit=limit)
+        status, error = _status(done, result, error, fstype=machine.fstype, direct=direct, limit=limit,
+                                writes=writes)
+        figures = result if status != "failed" else None   # a failed run has no figures, never zeros
         return RunRecord(
             status=status, started=started, ended=ended, jobfile=jobfile, fio_argv=tuple(argv),
             fio_version=version, host=machine.host, kernel=machine.kernel, target=str(target.path),
             fstype=machine.fstype, mount_options=machine.mount_options,
-            measured=measure(result.jobs) if result and result.jobs else None,
-            jobs=measure_jobs(result) if result else (), error=error,
+            measured=measure(figures.jobs) if figures and figures.jobs else None,
+            jobs=measure_jobs(figures) if figures else (), error=error,
         )
 
     def _sweep_leftovers(self, directory: Path) -> None:
@@ -190,12 +201,16 @@ class Bench:
             self.view.note(f"removed {left.path} ({format_size(left.size)}), left by an iolab run "
                            f"(process {left.pid}) that was killed before it could remove it")
 
-    def _argv(self, tmp: Path, jobfile: str, *, client: str | None = None, out: str = "out.json") -> list[str]:
+    def _argv(self, tmp: Path, jobfile: str, *, client: str | None = None, out: str = "out.json",
+              readonly: bool = False) -> list[str]:
+        """fio's command line; `readonly` (jobs that only read) adds fio's own ``--readonly``,
+        under which fio refuses any write: a second guard behind the safety rules."""
         path = tmp / "run.fio"
         path.write_text(jobfile)
         eta = ["--eta=always"] if self.view.live and client is None else ["--eta=never"]
         head = [self.fio] + ([client] if client else [])
-        return [*head, "--output-format=json+", f"--output={tmp / out}", *eta, str(path)]
+        guard = ["--readonly"] if readonly else []
+        return [*head, "--output-format=json+", f"--output={tmp / out}", *eta, *guard, str(path)]
 
     # -- on every host -----------------------------------------------------------------------
 
@@ -323,7 +338,7 @@ def _parse(text: str) -> tuple[FioResult | None, str | None]:
 
 
 def _status(done: Completed, result: FioResult | None, error: str | None, *, fstype: str | None,
-            direct: bool, limit: float | None = None) -> tuple[str, str | None]:
+            direct: bool, limit: float | None = None, writes: bool = True) -> tuple[str, str | None]:
     """``ok``, ``failed`` or ``interrupted``, and the message that goes with it; `limit` is
     a local run's time limit (None: a host's)."""
     if done.interrupted:
@@ -336,7 +351,7 @@ def _status(done: Completed, result: FioResult | None, error: str | None, *, fst
     job_errors = [(j.name, j.error) for j in result.jobs if j.error] if result else []
     if done.returncode != 0 or job_errors:
         return "failed", diagnose(done.stderr or done.stdout, job_errors=job_errors, fstype=fstype,
-                                  direct=direct, returncode=done.returncode)
+                                  direct=direct, returncode=done.returncode, writes=writes)
     if result is None:
         said = (done.stderr or "").strip().splitlines()
         return "failed", error or ("fio wrote no results" + (f": {said[-1]}" if said else ""))

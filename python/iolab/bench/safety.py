@@ -130,6 +130,14 @@ class Probe(Protocol):
     def device_id(self, path: Path) -> str | None:
         """The device number (``"8:1"``) of a device node, None when it is not one."""
 
+    def free_space(self, directory: Path) -> int | None:
+        """Bytes an unprivileged file may still take in `directory`'s filesystem (None: unknown)."""
+
+    def open_problem(self, path: Path, *, write: bool) -> str | None:
+        """Why `path` cannot be opened for reading (or, with `write`, for writing) by this
+        process, or None when it can. Only opens and closes: nothing is read or written.
+        For a directory: why files cannot be created in it."""
+
 
 class SystemProbe:
     """The real machine: ``os.stat``, ``/proc`` and ``/sys/class/block``."""
@@ -204,6 +212,25 @@ class SystemProbe:
             return None
         return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
 
+    def free_space(self, directory: Path) -> int | None:
+        try:
+            st = os.statvfs(directory)
+        except OSError:
+            return None
+        return st.f_bavail * st.f_frsize
+
+    def open_problem(self, path: Path, *, write: bool) -> str | None:
+        if os.path.isdir(path):
+            if os.access(path, os.W_OK | os.X_OK):
+                return None
+            return "permission denied: this user may not create files in it"
+        try:
+            fd = os.open(path, os.O_RDWR if write else os.O_RDONLY)
+        except OSError as e:
+            return f"{e.strerror or e} (errno {e.errno})"
+        os.close(fd)
+        return None
+
     def direct_io(self, directory: Path, name: str) -> bool:
         flag = getattr(os, "O_DIRECT", 0)
         if not flag:
@@ -234,6 +261,8 @@ class FakeProbe:
     direct: bool = True
     mounted: dict[str, str] = field(default_factory=dict)
     ids: dict[str, str] = field(default_factory=dict)
+    free: int | None = None
+    refused: dict[str, str] = field(default_factory=dict)
 
     def kind(self, path: Path) -> str:
         if str(path) in self.kinds:
@@ -257,6 +286,12 @@ class FakeProbe:
 
     def device_id(self, path: Path) -> str | None:
         return self.ids.get(str(path))
+
+    def free_space(self, directory: Path) -> int | None:
+        return self.free
+
+    def open_problem(self, path: Path, *, write: bool) -> str | None:
+        return self.refused.get(str(path))
 
 
 @dataclass(frozen=True)
@@ -353,8 +388,8 @@ def unexpanded(value: str) -> str | None:
     return None
 
 
-def _split_filenames(value: str) -> list[str]:
-    # fio separates several files with ':' and escapes a literal one as '\:'
+def split_filenames(value: str) -> list[str]:
+    """The paths of a `filename=` value (fio separates them with `:`, a literal one escaped `\\:`)."""
     parts = re.split(r"(?<!\\):", value)
     return [p.replace("\\:", ":") for p in parts if p]
 
@@ -398,7 +433,7 @@ def _job_paths(job: Any, target: Target) -> list[Path]:
     filename = _opt(job, "filename")
     if not filename:
         return []
-    return [Path(os.path.realpath(target.path / name)) for name in _split_filenames(str(filename))]
+    return [Path(os.path.realpath(target.path / name)) for name in split_filenames(str(filename))]
 
 
 def _bytes(job: Any, option: str, have: int) -> int:

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import InputError, RunError
 from .record import LATENCY_KEYS, Figures, HostMeasure, JobMeasure, Measured, RunRecord
+from .workload import Workload, workload_of
 
 __all__ = ["SCHEMA_VERSION", "MIGRATIONS", "LOCK_WAIT", "LOCK_ATTEMPTS", "default_path", "RunSummary",
            "ResultsStore"]
@@ -117,13 +118,22 @@ class RunSummary:
     iops: float | None
     bandwidth: float | None
     latency_mean: float | None
+    jobfile: str = ""
+    error: str | None = None
+
+    @property
+    def workload(self) -> Workload:
+        """What the run ran (names, rw, bs, iodepth, numjobs), read from its job file."""
+        return workload_of(self.jobfile)
 
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "status": self.status, "started": self.started,
                 "target": self.target, "host": self.host, "sweep_id": self.sweep_id,
                 "params": dict(self.params), "jobs": self.jobs.split("\n") if self.jobs else [],
+                "workload": self.workload.to_json(),
                 "iops": self.iops, "bandwidth": self.bandwidth,
-                "latency": {"mean": self.latency_mean} if self.latency_mean is not None else {}}
+                "latency": {"mean": self.latency_mean} if self.latency_mean is not None else {},
+                "error": self.error}
 
 
 _UNITS = {"iops": "ops/s", "bandwidth": "B/s"}
@@ -144,6 +154,13 @@ def _figure(value: Any, column: str = "value") -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise ValueError(f"column {column} holds {str(value)[:40]!r}, not a finite figure")
     return float(value)
+
+
+def _text(value: Any, column: str) -> str:
+    """A stored text column (the job file, an error); ValueError for anything else."""
+    if not isinstance(value, str):
+        raise ValueError(f"column {column} holds {str(value)[:40]!r}, not text")
+    return value
 
 
 def _optional_id(value: Any, column: str) -> int | None:
@@ -586,13 +603,18 @@ class ResultsStore:
         with self._reading():
             return [int(r[0]) for r in self._db.execute("SELECT id FROM runs ORDER BY id")]
 
-    def summaries(self, *, sweep_id: int | None = None, limit: int | None = None) -> list[RunSummary]:
-        """Runs newest first (all of a sweep when `sweep_id` is given), with their totals."""
+    def summaries(self, *, sweep_id: int | None = None, limit: int | None = None,
+                  failed: bool = True) -> list[RunSummary]:
+        """Runs newest first (all of a sweep when `sweep_id` is given), with their totals;
+        without `failed`, only the runs that did not fail."""
         if sweep_id is not None:
             _check_id(sweep_id, "--sweep", "sweep")
-        where, args = ("WHERE r.sweep_id = ?", [sweep_id]) if sweep_id is not None else ("", [])
+        conditions, args = (["r.sweep_id = ?"], [sweep_id]) if sweep_id is not None else ([], [])
+        if not failed:
+            conditions.append("r.status != 'failed'")
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         sql = (
-            "SELECT r.id, r.status, r.started, r.target, r.host, r.sweep_id, r.params,"
+            "SELECT r.id, r.status, r.started, r.target, r.host, r.sweep_id, r.params, r.jobfile, r.error,"
             " (SELECT group_concat(name, char(10)) FROM (SELECT DISTINCT name FROM jobs j"
             "   WHERE j.run_id = r.id ORDER BY position)) AS jobnames,"
             " (SELECT value FROM measurements m WHERE m.run_id = r.id AND m.job_id IS NULL AND m.host IS NULL"
@@ -614,7 +636,8 @@ class ResultsStore:
                 figures = [None if r[k] is None else _figure(r[k]) for k in ("iops", "bw", "lat")]
                 out.append(RunSummary(int(r["id"]), str(r["status"]), str(r["started"]), r["target"], r["host"],
                                       _optional_id(r["sweep_id"], "sweep_id"), _json_object(r["params"], "params"),
-                                      r["jobnames"] or "", *figures))
+                                      r["jobnames"] or "", *figures, jobfile=_text(r["jobfile"], "jobfile"),
+                                      error=r["error"] if r["error"] is None else _text(r["error"], "error")))
         return out
 
     def load(self, run_id: int, field: str = "ID") -> RunRecord:

@@ -128,6 +128,27 @@ def in_order(items: list[Any], names: list[str], name: Callable[[Any], str]) -> 
     return sorted(items, key=lambda it: rank.get(name(it), len(rank)))
 
 
+def wide_console() -> Console:
+    """A console for output that is not a terminal's: as wide as what it prints, so a table's
+    rows are never wrapped or cut (a pipe, grep, a file)."""
+    return _plain(Console(width=100_000, emoji=False, color_system=None))
+
+
+def fold_path(path: str, width: int | None) -> str:
+    """`path` on lines of at most `width` characters, broken after a ``/`` (never inside a
+    name, unless one name alone is wider); whole when `width` is None (a pipe: one line)."""
+    if width is None or len(path) <= width:
+        return path
+    lines, line = [], ""
+    for part in path.replace("/", "/\0").split("\0"):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    lines.append(line)
+    return "\n".join(lines)
+
+
 def one_line(text: str) -> str:
     """A message on one line: its lines (fio's stderr, say) joined with ``; ``."""
     return "; ".join(part.strip() for part in text.splitlines() if part.strip())

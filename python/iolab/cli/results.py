@@ -13,13 +13,13 @@ import typer
 
 from ..errors import InputError
 from .bench import DB_OPTION
-from .common import JSON_OPTION, console, print_json
+from .common import JSON_OPTION, console, fold_path, print_json, wide_console
 
 app = typer.Typer(help="Read the results database: list, show, export, delete.", no_args_is_help=True)
 
 #: the columns of ``results export --csv``, one row per measured figure.
 CSV_COLUMNS = ("run_id", "status", "started", "target", "sweep_id", "params", "job", "host", "direction",
-               "metric", "value", "unit", "predicted", "ratio")
+               "metric", "value", "unit", "predicted", "ratio", "name", "rw", "bs", "iodepth", "numjobs")
 
 
 def _open(db: Path | None, *, must_exist: bool = True) -> Any:
@@ -40,9 +40,10 @@ def list_(
     db: Optional[Path] = DB_OPTION,
     sweep: Optional[int] = typer.Option(None, "--sweep", metavar="ID", help="Only the runs of this sweep id."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, metavar="N", help="At most this many, newest first."),
+    all_: bool = typer.Option(False, "--all", help="Failed runs too (hidden otherwise)."),
     json_: bool = JSON_OPTION,
 ) -> None:
-    """List stored runs, newest first, with their total figures."""
+    """List stored runs, newest first: what ran (name, rw, bs, depth) and its total figures."""
     from rich import box
     from rich.table import Table
 
@@ -52,31 +53,50 @@ def list_(
     try:
         if store is not None and sweep is not None:
             store.sweep(sweep)
-        runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit)
+        runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit, failed=all_)
+        hidden = 0 if store is None or all_ else len(store.summaries(sweep_id=sweep)) - len(
+            store.summaries(sweep_id=sweep, failed=False))
     finally:
         if store is not None:
             store.close()
     if json_:
-        print_json({"runs": [r.to_json() for r in runs]})
+        print_json({"runs": [r.to_json() for r in runs], "hidden_failed": hidden})
         return
     if not runs:
-        console.print("no runs stored yet")
-        return
-    t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
-    with_params = any(r.params or r.sweep_id for r in runs)
-    cols = ["run", "status", "started (UTC)", "jobs", *(["point"] if with_params else []), "IOPS", "bandwidth",
-            "mean lat", "target"]
-    for col in cols:
-        t.add_column(col, justify="right" if col in ("run", "IOPS", "bandwidth", "mean lat") else "left",
-                     no_wrap=col != "target", overflow="fold", min_width=12 if col == "target" else None)
-    for r in runs:
-        point = [", ".join(f"{k}={v}" for k, v in r.params.items()) + (f" (sweep {r.sweep_id})" if r.sweep_id else "")]
-        t.add_row(str(r.run_id), r.status, r.started[:16].replace("T", " "), r.jobs.replace("\n", ", "),
-                  *(point if with_params else []),
-                  format_ops(r.iops).removesuffix(" IOPS") if r.iops is not None else "-",
-                  format_rate(r.bandwidth) if r.bandwidth is not None else "-",
-                  format_duration(r.latency_mean) if r.latency_mean is not None else "-", r.target or "")
-    console.print(t)
+        console.print("no runs stored yet" if not hidden else "no runs that did not fail")
+    else:
+        with_params = any(r.params or r.sweep_id for r in runs)
+        cells = []
+        for r in runs:
+            w = r.workload
+            point = [", ".join(f"{k}={v}" for k, v in r.params.items()) + (f" (sweep {r.sweep_id})" if r.sweep_id else "")]
+            cells.append([str(r.run_id), r.status, r.started[:16].replace("T", " "), w.name, w.rw, w.bs, w.depth,
+                          *(point if with_params else []),
+                          format_ops(r.iops).removesuffix(" IOPS") if r.iops is not None else "-",
+                          format_rate(r.bandwidth) if r.bandwidth is not None else "-",
+                          format_duration(r.latency_mean) if r.latency_mean is not None else "-"])
+        cols = ["run", "status", "started (UTC)", "name", "rw", "bs", "depth×jobs", *(["point"] if with_params else []),
+                "IOPS", "bandwidth", "mean lat"]
+        t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+        numbers = ("run", "IOPS", "bandwidth", "mean lat")
+        for col in cols:   # only a sweep point may fold; the target folds after a '/'
+            t.add_column(col, justify="right" if col in numbers else "left", no_wrap=col != "point",
+                         overflow="fold")
+        used = sum(max(len(c), *(len(row[i]) for row in cells)) + 2 for i, c in enumerate(cols))  # padding, rule
+        room = console.width - used - 2 if console.is_terminal else None
+        beside = room is None or room >= 16   # else each target goes on a line of its own below
+        if beside:
+            t.add_column("target", no_wrap=True, overflow="fold")
+        for row, r in zip(cells, runs):
+            t.add_row(*row, *([fold_path(r.target or "", room)] if beside else []))
+        # On a terminal the target folds after a '/'; in a pipe every row is one whole line.
+        (console if console.is_terminal else wide_console()).print(t)
+        if not beside:
+            for r in runs:
+                console.print(fold_path(f"run {r.run_id} target: {r.target or '-'}", console.width), markup=False,
+                              highlight=False)
+    if hidden:
+        console.print(f"{hidden} failed run{'s' if hidden != 1 else ''} not shown: --all shows them")
 
 
 @app.command("show")
@@ -150,6 +170,10 @@ def export(
             print_json({"runs": docs})
             return
         predictions = {r.run_id: r.predicted for r in records}
+        from ..bench.workload import job_workload, workload_of
+
+        whole = {r.run_id: workload_of(r.jobfile) for r in records}
+        per_job = {r.run_id: job_workload(r.jobfile) for r in records}
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
@@ -160,8 +184,13 @@ def export(
             writer.writerow([row["run_id"], row["status"], row["started"], row["target"], row["sweep_id"],
                              json.dumps(json.loads(row["params"]), sort_keys=True), row["job"] or "",
                              row["host"] or "", row["direction"], row["metric"], repr(row["value"]), row["unit"],
-                             "" if guess is None else repr(guess), "" if ratio is None else f"{ratio:.4g}"])
+                             "" if guess is None else repr(guess), "" if ratio is None else f"{ratio:.4g}",
+                             *_workload_cells(per_job[row["run_id"]].get(row["job"] or "", whole[row["run_id"]]))])
         sys.stdout.write(buffer.getvalue())
+
+
+def _workload_cells(w: Any) -> list[str]:
+    return [w.name, w.rw, w.bs, w.iodepth, w.numjobs]
 
 
 @app.command("delete")
