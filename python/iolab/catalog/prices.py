@@ -8,7 +8,8 @@ one row per priced figure and one column per region::
     disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,135.17,...
 
 An empty cell is a price the region does not publish. ``source`` names an entry of
-``prices/sources.yaml`` (repository, path, commit, date, and whether it is a secondary
+``prices/sources.yaml`` (followed by ``|region=other`` for the cells the build took from a
+second source when the first broke an invariant, see ``corrections.csv``) (repository, path, commit, date, and whether it is a secondary
 source). The table is read only when a command asks for a region's prices, then kept.
 
 :func:`in_region` puts one region's prices on a catalog's rows: a figure the region lacks
@@ -83,6 +84,10 @@ class PriceTable:
         if not cell:
             return None, "missing"
         unit, currency, date, source = row[3:7]
+        if "|" in source:  # "karpenter|eastus=zombiescan-vms": a cell the build took from a second source
+            source, *cells = source.split("|")
+            source = dict(c.split("=", 1) for c in cells).get(region, source)
+            date = str(self.sources.get(source, {}).get("date", date)) if source != row[6].split("|")[0] else date
         return Price(float(cell), unit, currency, date, source, region), "priced"
 
     def describe(self, source: str) -> str:
