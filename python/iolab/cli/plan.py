@@ -149,7 +149,9 @@ def _print(p: Plan, file: Path) -> None:
         console.print(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
     for note in first.notes:
-        console.print(f"[dim]note: {note}[/]")
+        from ..plan.search import ARM_NOTE
+
+        console.print(f"[bold yellow]{note}[/]" if note.startswith(ARM_NOTE) else f"[dim]note: {note}[/]")
     if len(p.candidates) > 1 or p.rejected or p.others or p.excluded:
         console.print("[bold]Why not the others[/]")
     for c in p.candidates[1:]:

@@ -150,6 +150,8 @@ class Bill:
     disks: float = 0.0
     shares: float = 0.0
     provisioned: float = 0.0
+    pricing: tuple = ()
+    """Which rate each part used, as (part, rate) pairs (``pricing`` of the catalog)."""
 
     @property
     def total(self) -> float:
@@ -157,20 +159,22 @@ class Bill:
 
     def __add__(self, other: "Bill") -> "Bill":
         return Bill(self.vm + other.vm, self.disks + other.disks, self.shares + other.shares,
-                    self.provisioned + other.provisioned)
+                    self.provisioned + other.provisioned, self.pricing or other.pricing)
 
     def to_json(self) -> dict:
         return {"vm": round(self.vm, 2), "disks": round(self.disks, 2), "shares": round(self.shares, 2),
-                "provisioned": round(self.provisioned, 2), "total": round(self.total, 2)}
+                "provisioned": round(self.provisioned, 2), "total": round(self.total, 2),
+                "pricing": dict(self.pricing) or {"vm": "payg", "disks": "payg", "shares": "payg"}}
 
 
 def bill(catalog: Catalog, config: Config) -> Bill | None:
-    """The monthly :class:`Bill` of a configuration (every client); None when a part is unpriced."""
+    """The monthly :class:`Bill` of a configuration (every client); None when a part is unpriced.
+    Its ``pricing`` says which rate each part used (:func:`iolab.plan.pricing.priced`)."""
     n = config.clients
     vm = vm_price(catalog.vms[config.vm] if config.vm is not None else None)
     if vm is None:
         return None
-    total = Bill(vm=vm * n)
+    total = Bill(vm=vm * n, pricing=tuple(catalog.pricing.items()))
     for group in config.groups():
         sku = catalog.disk(group.sku)
         if isinstance(sku, DiskSku):
