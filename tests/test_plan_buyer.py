@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import DATA, EXAMPLES
 
 HOURS = 730
 P30 = 135.17  # zombiescan disk table, eastus, one P30 a month
@@ -93,14 +93,15 @@ search: {kind: disks, vms: [Standard_E8s_v5, Standard_E16s_v5, Standard_E16-8s_v
 
 
 def test_reserved_rates_change_the_winner(iolab, tmp_path):
-    # Reserved rates from a catalog file (as `catalog import-prices` writes them): 3 years of
-    # D16pls_v5 at 0.330 $/h, of D16ls_v5 at 0.300 $/h; other sizes have no reserved-3y rate
-    # and are unpriced under that model. Pay-as-you-go D16pls_v5 wins ($802.63); reserved for
-    # 3 years D16ls_v5 does: 0.300 x 730 + 3 x 135.17 = $624.51 against $646.41.
+    # Reserved rates imported from a saved Retail Prices page (tests/data: type Reservation,
+    # reservationTerm "3 Years", the price of the whole term): D16pls_v5 $8,672.40 / 26,280 h
+    # = 0.330 $/h, D16ls_v5 $7,884 / 26,280 h = 0.300 $/h; other sizes have no reserved-3y
+    # rate and are unpriced under that model. Pay-as-you-go D16pls_v5 wins ($802.63); reserved
+    # for 3 years D16ls_v5 does: 0.300 x 730 + 3 x 135.17 = $624.51 against $646.41.
     rates = tmp_path / "reserved.yaml"
-    rates.write_text("version: 1\nvms:\n"
-                     "  Standard_D16pls_v5: {rates_per_hour: {reserved-3y: 0.330}}\n"
-                     "  Standard_D16ls_v5: {rates_per_hour: {reserved-3y: 0.300}}\n")
+    r = iolab(f"catalog import-prices {DATA / 'catalog' / 'retail' / 'eastus-reserved.json'} -o {rates}")
+    assert r.code == 0, r.err
+    assert "reserved-3y: 0.3" in rates.read_text() and "reserved-1y: 0.4" in rates.read_text()  # 3504 / 8760
     text = (EXAMPLES / "oltp-requirements.yaml").read_text()
     payg = _plan(iolab, tmp_path, text, "--catalog", str(rates))
     assert payg["candidates"][0]["config"]["vm"] == "Standard_D16pls_v5"

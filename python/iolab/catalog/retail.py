@@ -104,9 +104,18 @@ def _load_page(path: Path) -> list[Any]:
     return page["Items"]
 
 
+_TERMS = {"1 Year": ("reserved-1y", 8760.0), "3 Years": ("reserved-3y", 26280.0)}
+"""A VM reservation's term: the rate it becomes and the hours its price (for the whole
+term) is spread over."""
+
+
 def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
     """The catalog price an item gives, or why it is skipped."""
     product, meter, unit = item["productName"], item["meterName"], item["unitOfMeasure"]
+    if item["type"] == "Reservation" and product.startswith("Virtual Machines") \
+            and item.get("reservationTerm") in _TERMS and item["armSkuName"].startswith("Standard_"):
+        model, hours = _TERMS[item["reservationTerm"]]
+        return ("vms", item["armSkuName"], f"rates_per_hour.{model}"), float(item["retailPrice"]) / hours
     if item["type"] != "Consumption":
         return f"not pay-as-you-go (type {item['type']})"
     if product.startswith("Virtual Machines"):

@@ -25,7 +25,8 @@ def _render(data: dict[str, dict[str, dict[str, float]]], header: list[str]) -> 
     for section, rows in data.items():
         lines.append(f"{section}:")
         for ident, fields in rows.items():
-            inner = ", ".join(f"{k}: {v!r}" for k, v in fields.items())
+            inner = ", ".join(f"{k}: {{{', '.join(f'{a}: {b!r}' for a, b in v.items())}}}" if isinstance(v, dict)
+                              else f"{k}: {v!r}" for k, v in fields.items())
             lines.append(f"  {ident}: {{{inner}}}")
     return "\n".join(lines) + "\n"
 
@@ -47,9 +48,15 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
         if ident not in getattr(known, section):
             skipped[f"not in the catalog ({section})"] += 1
             continue
-        data.setdefault(section, {}).setdefault(ident, {})[fld] = price
+        row = data.setdefault(section, {}).setdefault(ident, {})
+        if "." in fld:  # rates_per_hour.reserved-3y
+            outer, inner = fld.split(".", 1)
+            row.setdefault(outer, {})[inner] = price
+        else:
+            row[fld] = price
     dates = sorted({d[0][:10] for _, d in found.prices.values()})
-    kept = {section: sum(len(fields) for fields in rows.values()) for section, rows in data.items()}
+    kept = {section: sum(len(v) if isinstance(v, dict) else 1 for fields in rows.values() for v in fields.values())
+            for section, rows in data.items()}
     header = [f"Prices imported by iolab catalog import-prices from {', '.join(str(f) for f in files)}",
               f"(pages saved from the Azure Retail Prices API): region {found.region or 'none'}, "
               f"currency {found.currency or 'none'}, effective {dates[0] if dates else '-'} to {dates[-1] if dates else '-'}.",
