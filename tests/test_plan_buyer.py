@@ -144,3 +144,24 @@ def test_bad_vm_requirement_names_the_field(iolab, tmp_path):
     path.write_text(_oltp(tmp_path, "{min_vcpus: 16, max_vcpus: 8}"))
     r = iolab("plan", str(path))
     assert r.code == 2 and "require.vm" in r.err and "min_vcpus 16 is above max_vcpus 8" in r.err
+
+
+def test_pricing_option_overrides_the_model(iolab, tmp_path):
+    # --pricing reserved-3y on plan is pricing: {model: reserved-3y}; on catalog show and list
+    # the VM's price_per_month is its reserved rate (D16ls_v5: 0.300 $/h x 730 = $219)
+    rates = tmp_path / "reserved.yaml"
+    assert iolab(f"catalog import-prices {DATA / 'catalog' / 'retail' / 'eastus-reserved.json'} -o {rates}").code == 0
+    doc = _plan(iolab, tmp_path, (EXAMPLES / "oltp-requirements.yaml").read_text(), "--catalog", str(rates),
+                "--pricing", "reserved-3y")
+    assert doc["candidates"][0]["config"]["vm"] == "Standard_D16ls_v5"
+    shown = iolab(f"catalog show Standard_D16ls_v5 --catalog {rates} --pricing reserved-3y --json").json()
+    assert shown["price_per_month"] == pytest.approx(219.0) and shown["pricing"] == "reserved-3y"
+    rows = iolab(f"catalog list vms --catalog {rates} --pricing reserved-3y --json").json()
+    d16s = next(r for r in rows if r["id"] == "Standard_D16s_v5")
+    assert d16s["price_per_month"] is None   # no reserved rate: unpriced, never the pay-as-you-go price
+    r = iolab("catalog show Standard_D16s_v5 --pricing reserved-3y")
+    assert "no reserved-3y rate" in r.out
+    r = iolab("catalog show Standard_D16s_v5 --pricing reserved-5y")
+    assert r.code == 2 and "--pricing" in r.err
+    r = iolab("catalog show nfs3 --pricing reserved-3y")
+    assert r.code == 2 and "--pricing" in r.err
