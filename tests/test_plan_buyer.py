@@ -4,6 +4,8 @@ hourly figures x 730 hours) and the VM rows' limits."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from conftest import DATA, EXAMPLES
@@ -165,3 +167,32 @@ def test_pricing_option_overrides_the_model(iolab, tmp_path):
     assert r.code == 2 and "--pricing" in r.err
     r = iolab("catalog show nfs3 --pricing reserved-3y")
     assert r.code == 2 and "--pricing" in r.err
+
+
+def test_azure_files_provisioned_prices_from_imported_pages(iolab, tmp_path):
+    # Hand-written Retail Prices items (tests/data): Premium Files "Premium LRS Provisioned"
+    # $0.16 per GiB-month; Azure Files Provisioned v2 "SSD LRS Provisioned Storage" $0.0001 per
+    # GiB-hour, "... IOPS" $0.00001 per IOPS-hour, "... Throughput MiBPS" $0.0001 per MiB/s-hour
+    # (x 730: 0.073, 0.0073, 0.073 a month); the Ultra per-vCPU reservation meter is skipped.
+    prices = tmp_path / "files.yaml"
+    r = iolab(f"catalog import-prices {DATA / 'catalog' / 'retail' / 'eastus-files.json'} -o {prices}")
+    assert r.code == 0 and "1 Ultra reservation per vCPU" in r.err
+    assert "azure-files-premium-v2: {price_per_gib_month: 0.073, price_per_iops_month: 0.0073, " \
+           "price_per_mibps_month: 0.073}" in prices.read_text()
+    text = """version: 1
+jobs: [{rw: randread, bs: 64k}]
+require: {bandwidth: 200MiB/s, capacity: 1TiB}
+search: {kind: share, services: [azure-files], levels: [premium, premium-v2], protocols: [nfs4.1]}
+"""
+    doc = _plan(iolab, tmp_path, text, "--catalog", str(prices))
+    first = doc["candidates"][0]
+    assert first["config"]["level"] == "premium-v2"
+    gib = first["config"]["size"] / 2**30
+    mibps = 100 + math.ceil(0.1 * gib)              # the recommended throughput of provisioned v2
+    iops = 3000 + gib                               # and its recommended IOPS
+    assert first["config"]["throughput"] == mibps * 2**20
+    assert first["bill"]["shares"] == pytest.approx(gib * 0.073, abs=0.01)
+    assert first["bill"]["provisioned"] == pytest.approx(iops * 0.0073 + mibps * 0.073, abs=0.01)
+    v1 = doc["candidates"][1]
+    assert v1["config"]["level"] == "premium"
+    assert v1["monthly_cost"] == pytest.approx(math.ceil(v1["config"]["size"] / 2**30) * 0.16, abs=0.01)

@@ -141,12 +141,16 @@ class _Lines(Mapping):
 
 def _has_price(row: Any, fld: str) -> bool:
     """Whether ``fld`` is one of ``row``'s prices. A service level's throughput price
-    (``price_per_mibps_month``) is only where the level's throughput is provisioned apart by
-    manual QoS (ANF Flexible); the other levels' throughput comes with their capacity."""
+    (``price_per_mibps_month``) is only where the level's throughput is provisioned apart
+    (by manual QoS, ANF Flexible; or provisioned, Azure Files provisioned v2, which also
+    prices its IOPS: ``price_per_iops_month``); the other levels' throughput comes with
+    their capacity."""
     if fld not in type(row).model_fields:
         return False
     if fld == "price_per_mibps_month":
-        return row.rate_per_tib is None and row.base_throughput is None
+        return getattr(row, "provisioned", False) or (row.rate_per_tib is None and row.base_throughput is None)
+    if fld == "price_per_iops_month" and hasattr(row, "provisioned"):
+        return row.provisioned and row.iops_per_mibps is None
     return True
 
 

@@ -53,6 +53,18 @@ _ANF_METERS = {"Standard Capacity": ("anf-standard", "price_per_gib_month", "1 G
                "Ultra Capacity": ("anf-ultra", "price_per_gib_month", "1 GiB/Hour"),
                "Flexible Service Level Capacity": ("anf-flexible", "price_per_gib_month", "1 GiB/Hour"),
                "Flexible Service Level Throughput MiBps": ("anf-flexible", "price_per_mibps_month", "1/Hour")}
+_FILES = {("Premium Files", "Premium LRS Provisioned"): ("azure-files-premium", "price_per_gib_month"),
+          ("Azure Files Provisioned v2", "SSD LRS Provisioned Storage"): ("azure-files-premium-v2", "price_per_gib_month"),
+          ("Azure Files Provisioned v2", "SSD LRS Provisioned IOPS"): ("azure-files-premium-v2", "price_per_iops_month"),
+          ("Azure Files Provisioned v2", "SSD LRS Provisioned Throughput MiBPS"):
+              ("azure-files-premium-v2", "price_per_mibps_month"),
+          ("Azure Files Provisioned v2", "HDD LRS Provisioned Storage"): ("azure-files-standard-v2", "price_per_gib_month"),
+          ("Azure Files Provisioned v2", "HDD LRS Provisioned IOPS"): ("azure-files-standard-v2", "price_per_iops_month"),
+          ("Azure Files Provisioned v2", "HDD LRS Provisioned Throughput MiBPS"):
+              ("azure-files-standard-v2", "price_per_mibps_month")}
+"""Azure Files meters (product, meter) the catalog prices: provisioned v1 per GiB; provisioned
+v2 per GiB, per IOPS and per MiB/s, each provisioned (none of them free)."""
+_FILES_UNITS = ("1 GiB/Month", "1 GiB/Hour", "1/Month", "1/Hour")
 _PROVISIONED_METERS = (("Provisioned Capacity", "price_per_gib_month", ("1 GiB/Hour", "1 GiB/Month")),
                        ("Provisioned IOPS", "price_per_iops_month", ("1/Hour", "1/Month")),
                        ("Provisioned Throughput (MBps)", "price_per_mbps_month", ("1/Hour", "1/Month")))
@@ -135,6 +147,17 @@ def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
         if unit != "1/Month":
             return f"disk price not per month ({unit})"
         return ("disks", disk.group(1), "price_per_month"), float(item["retailPrice"])
+    if (product, meter) in _FILES:
+        level, fld = _FILES[(product, meter)]
+        if unit not in _FILES_UNITS:
+            return f"Azure Files price in an unknown unit ({unit})"
+        factor = HOURS_PER_MONTH if unit.endswith("Hour") else 1.0
+        return ("services", level, fld), float(item["retailPrice"]) * factor
+    if product in ("Premium Files", "Azure Files Provisioned v2"):
+        return "Azure Files meter not priced by the catalog (redundancy other than LRS, snapshots)"
+    if product == "Ultra Disks" and "vCPU" in meter:
+        return ("Ultra reservation per vCPU: billed only while a VM with Ultra enabled has no Ultra disk attached, "
+                "which a plan never leaves it")
     if product in _PROVISIONED:
         for suffix, fld, units in _PROVISIONED_METERS:
             if meter.endswith(suffix):

@@ -45,6 +45,7 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
     skipped = Counter(found.skipped)
     data: dict[str, dict[str, dict[str, float]]] = {}
     for (section, ident, fld), (price, _) in sorted(found.prices.items()):
+        price = float(f"{price:.10g}")  # 0.0001 x 730 is 0.07300000000000001 in binary
         if ident not in getattr(known, section):
             skipped[f"not in the catalog ({section})"] += 1
             continue
@@ -61,7 +62,8 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
               f"(pages saved from the Azure Retail Prices API): region {found.region or 'none'}, "
               f"currency {found.currency or 'none'}, effective {dates[0] if dates else '-'} to {dates[-1] if dates else '-'}.",
               "VM prices are Linux pay-as-you-go per hour; disks per month; provisioned disks per GiB, IOPS, MB/s a month;"
-              " services per GiB a month (ANF Flexible also per MiB/s a month)."]
+              " services per GiB a month (ANF Flexible also per MiB/s a month; Azure Files provisioned v2 also"
+              " per IOPS and MiB/s a month); VM reservations as rates_per_hour (the term's price / its hours)."]
     text = _render(data, header)
     if output is None:
         sys.stdout.write(text)

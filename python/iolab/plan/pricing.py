@@ -51,7 +51,7 @@ def priced(catalog: Catalog, pricing: "Pricing", licensed_cores: float = 0.0) ->
     disks = {i: _scaled(r, ("price_per_month",), 1 - d.disks) for i, r in catalog.disks.items()}
     provisioned = {i: _scaled(r, ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"), 1 - d.disks)
                    for i, r in catalog.provisioned.items()}
-    services = {i: _scaled(r, ("price_per_gib_month", "price_per_mibps_month"), 1 - d.shares)
+    services = {i: _scaled(r, ("price_per_gib_month", "price_per_mibps_month", "price_per_iops_month"), 1 - d.shares)
                 for i, r in catalog.services.items()}
     used: dict = {"vm": pricing.model, "disks": "payg", "shares": "payg"}
     if d.vm or d.disks or d.shares:
