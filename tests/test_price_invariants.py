@@ -185,3 +185,14 @@ def test_the_script_from_the_command_line(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 2 and "karpenter-vms.csv:4: negative price" in r.stderr
     assert not (tmp_path / "none").exists()
+
+
+def test_show_says_why_a_dropped_price_is_missing(iolab):
+    # E8as_v5 in westeurope: karpenter's 0.916 $/h is 0.1145 per vCPU, 1.67x the family's
+    # lowest there (E16-4as_v5 at 1.096 / 16 = 0.0685); no second figure: dropped
+    r = iolab("catalog show Standard_E8as_v5 --region westeurope")
+    text = " ".join(r.out.split())
+    assert r.code == 0 and "failed the price check and was dropped ($0.1145 per vCPU-hour is 1.67x" in text
+    # a price a region never published says so, as before
+    r = iolab("catalog show Standard_D4s_v5 --region us-central1")
+    assert "not published there" in " ".join(r.out.split())

@@ -34,7 +34,8 @@ from .row import HOURS_PER_MONTH, PRICE_FIELDS
 if TYPE_CHECKING:
     from .catalog import Catalog
 
-__all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region"]
+__all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region",
+           "corrections", "dropped_reason"]
 
 DEFAULT_REGION = "eastus"
 PriceStatus = Literal["priced", "missing", "unpublished", "own"]
@@ -95,6 +96,23 @@ class PriceTable:
         meta = self.sources.get(source, {})
         text = f"{meta.get('repository', source)} {meta.get('path', '')} ({meta.get('date', 'undated')})"
         return text + (", a secondary source" if meta.get("secondary") else "")
+
+
+@lru_cache(maxsize=1)
+def corrections() -> Mapping[tuple[str, str, str, str], Mapping[str, str]]:
+    """What the price build's invariants changed or dropped (``corrections.csv``), by
+    (section, id, table field, region): ``was``, ``now`` (empty: dropped), ``rule``, ``reason``.
+    Read only where a command explains a missing price."""
+    folder = resources.files("iolab.catalog").joinpath("data", "prices")
+    rows = csv.DictReader(io.StringIO(folder.joinpath("corrections.csv").read_text(encoding="utf-8")))
+    return MappingProxyType({(r["section"], r["id"], r["field"], r["region"]): r for r in rows})
+
+
+def dropped_reason(section: str, ident: str, fld: str, region: str) -> str | None:
+    """Why the price build dropped ``fld`` of ``ident`` in ``region`` (None: it did not)."""
+    table_field = _TABLE_FIELD.get((section, fld), (fld, 1.0))[0]
+    row = corrections().get((section, ident, table_field, region))
+    return row["reason"] if row is not None and not row["now"] else None
 
 
 @lru_cache(maxsize=1)

@@ -239,6 +239,12 @@ def _price_text(row: Sourced, field: str, cat: Catalog | None) -> str:
     if model not in (None, "payg"):
         return f"no {model} rate (rates_per_hour) for this size: import its Retail Prices reservation items"
     if status == "missing":
+        from ..catalog.prices import dropped_reason
+
+        why = dropped_reason(SECTION[type(row)], getattr(row, "id", ""), field, cat.region)  # type: ignore[union-attr]
+        if why is not None:
+            return (f"missing in {cat.region}: the source's figure failed the price check and was dropped "  # type: ignore[union-attr]
+                    f"({why.removesuffix(': dropped as unpriced')})")
         return f"missing in {cat.region}: not published there (no other region's price is used)"  # type: ignore[union-attr]
     return "no published price in any region (retired size, or not sold pay-as-you-go)"
 
