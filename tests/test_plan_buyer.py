@@ -4,6 +4,7 @@ hourly figures x 730 hours) and the VM rows' limits."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -196,3 +197,29 @@ search: {kind: share, services: [azure-files], levels: [premium, premium-v2], pr
     v1 = doc["candidates"][1]
     assert v1["config"]["level"] == "premium"
     assert v1["monthly_cost"] == pytest.approx(math.ceil(v1["config"]["size"] / 2**30) * 0.16, abs=0.01)
+
+
+def test_savings_plan_rates_come_from_the_pages_savings_plan_list(iolab, tmp_path):
+    # The page's pay-as-you-go D16ls_v5 item lists savingsPlan rates: 3 years 0.37 $/h, 1 year
+    # 0.52 $/h. Under savings-3y only D16ls_v5 has a rate: 0.37 x 730 + 3 x 135.17 = $675.61.
+    rates = tmp_path / "rates.yaml"
+    assert iolab(f"catalog import-prices {DATA / 'catalog' / 'retail' / 'eastus-reserved.json'} -o {rates}").code == 0
+    assert "savings-1y: 0.52, savings-3y: 0.37" in rates.read_text()
+    doc = _plan(iolab, tmp_path, (EXAMPLES / "oltp-requirements.yaml").read_text(), "--catalog", str(rates),
+                "--pricing", "savings-3y")
+    first = doc["candidates"][0]
+    assert first["config"]["vm"] == "Standard_D16ls_v5"
+    assert first["monthly_cost"] == pytest.approx(0.37 * HOURS + 3 * P30, abs=0.01)
+    assert first["bill"]["pricing"]["vm"] == "savings-3y"
+
+
+def test_a_malformed_savings_plan_names_the_item(iolab, tmp_path):
+    page = tmp_path / "page.json"
+    page.write_text(json.dumps({"Items": [{
+        "currencyCode": "USD", "retailPrice": 0.68, "unitPrice": 0.68, "armRegionName": "eastus",
+        "effectiveStartDate": "2026-01-01T00:00:00Z", "meterName": "D16ls v5",
+        "productName": "Virtual Machines Dlsv5 Series", "skuName": "D16ls v5", "serviceName": "Virtual Machines",
+        "armSkuName": "Standard_D16ls_v5", "unitOfMeasure": "1 Hour", "type": "Consumption",
+        "savingsPlan": [{"retailPrice": "0.37", "term": "3 Years"}]}]}))
+    r = iolab(f"catalog import-prices {page}")
+    assert r.code == 2 and f"{page}: Items[0].savingsPlan[0].retailPrice: expected a price" in r.err

@@ -178,6 +178,29 @@ def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
     return "not a VM size or managed disk"
 
 
+_SAVINGS = {"1 Year": "savings-1y", "3 Years": "savings-3y"}
+
+
+def _savings(item: dict[str, Any], key: tuple[str, str, str], file: str, index: int) -> list:
+    """A Linux VM price's savings-plan rates (the ``savingsPlan`` list the API gives beside a
+    pay-as-you-go price: ``term`` and an hourly ``retailPrice``) as rates_per_hour entries."""
+    plans = item.get("savingsPlan")
+    if key[0] != "vms" or key[2] != "price_per_hour" or plans is None:
+        return []
+    if not isinstance(plans, list):
+        raise _item_error(file, index, "savingsPlan", f"expected a list, got {type(plans).__name__}")
+    out = []
+    for j, plan in enumerate(plans):
+        where = f"savingsPlan[{j}]"
+        if not isinstance(plan, dict) or plan.get("term") not in _SAVINGS:
+            raise _item_error(file, index, f"{where}.term", "expected a term of '1 Year' or '3 Years'")
+        price = plan.get("retailPrice")
+        if isinstance(price, bool) or not isinstance(price, (int, float)) or not price >= 0:
+            raise _item_error(file, index, f"{where}.retailPrice", f"expected a price (a number 0 or above), got {price!r}")
+        out.append(((key[0], key[1], f"rates_per_hour.{_SAVINGS[plan['term']]}"), float(price)))
+    return out
+
+
 def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
     """Read saved pages and keep one region's prices (``region``, or the only region in them).
 
@@ -197,8 +220,9 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
             else:
                 tier = item.get("tierMinimumUnits", 0)
                 tier = float(tier) if isinstance(tier, (int, float)) and not isinstance(tier, bool) else 0.0
-                kept.append((found[0], found[1], item["armRegionName"], item["currencyCode"],
-                             (item["effectiveStartDate"], tier)))
+                for key, price in [found, *_savings(item, found[0], str(path), index)]:
+                    kept.append((key, price, item["armRegionName"], item["currencyCode"],
+                                 (item["effectiveStartDate"], tier)))
     regions = sorted({k[2] for k in kept})
     if region is not None:
         region = region.strip().lower()
