@@ -92,7 +92,8 @@ def test_kind_any_picks_a_share_over_disks_where_cheaper(plan):
                                "throughput": pytest.approx(3375 / 1024 * 16 * MiB, abs=0.1),
                                "protocol": "nfs3", "nconnect": 1, "qos": "auto", "vm": "T_Small"}
     assert first["monthly_cost"] == pytest.approx(235.0)
-    assert first["bill"] == {"vm": 100.0, "disks": 0.0, "shares": 135.0, "provisioned": 0.0, "total": 235.0}
+    assert first["bill"] == {"vm": 100.0, "disks": 0.0, "shares": 135.0, "provisioned": 0.0, "total": 235.0,
+                           "pricing": {"vm": "payg", "disks": "payg", "shares": "payg"}}
     disks = next(c for c in doc["candidates"] if c["kind"] == "disks")
     assert bare(disks["config"]) == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
     assert disks["why"].startswith("costs $265.00/month more than #1")
@@ -157,7 +158,8 @@ def test_the_bill_of_a_manual_qos_pool(plan):
     first = doc["candidates"][0]
     assert first["config"]["size"] == 844 * GiB and first["config"]["pool"] == TiB
     assert first["config"]["throughput"] == pytest.approx(52.75 * MiB)
-    assert first["bill"] == {"vm": 0.0, "disks": 0.0, "shares": 204.8, "provisioned": 0.0, "total": 204.8}
+    assert first["bill"] == {"vm": 0.0, "disks": 0.0, "shares": 204.8, "provisioned": 0.0, "total": 204.8,
+                           "pricing": {"vm": "payg", "disks": "payg", "shares": "payg"}}
 
 
 def test_region_is_passed_to_the_catalog(iolab, tmp_path, monkeypatch):
@@ -310,7 +312,8 @@ def test_two_workloads_share_the_vms_caps(plan):
     assert first["workloads"]["log"]["latency"]["mean"] == pytest.approx(2.192857e-3, rel=1e-5)
     loads = {r["kind"]: r["utilization"] for r in first["prediction"]["resources"] if r["kind"].startswith("vm")}
     assert loads == {"vm": pytest.approx(0.3), "vm-cache": pytest.approx(0.15)}
-    assert first["bill"] == {"vm": 250.0, "disks": 150.0, "shares": 0.0, "provisioned": 0.0, "total": 400.0}
+    assert first["bill"] == {"vm": 250.0, "disks": 150.0, "shares": 0.0, "provisioned": 0.0, "total": 400.0,
+                           "pricing": {"vm": "payg", "disks": "payg", "shares": "payg"}}
     assert doc["required"]["workloads"]["log"]["caching"] == ["none", "readonly"]
     # T_Small ($100) has no host cache and takes 2 data disks: data needs 2 × T_P uncached
     # (3,000 / 2 / 2,000 = 75 % busy), log 2: 4 disks.

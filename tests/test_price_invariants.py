@@ -13,7 +13,7 @@ from importlib import resources
 
 import pytest
 
-from conftest import ROOT
+from conftest import DATA, ROOT
 
 from iolab.catalog import invariants
 from iolab.catalog.prices import price_table
@@ -196,3 +196,20 @@ def test_show_says_why_a_dropped_price_is_missing(iolab):
     # a price a region never published says so, as before
     r = iolab("catalog show Standard_D4s_v5 --region us-central1")
     assert "not published there" in " ".join(r.out.split())
+
+
+def test_import_prices_refuses_what_breaks_the_invariants(iolab, tmp_path):
+    # a hand-written page: E8as_v5 at its Windows price (0.820, 1.81x the family's 0.0565 per
+    # vCPU) among the Linux Easv5 prices, and D2s_v5 whose Linux price (0.200) is above the
+    # page's Windows price for it (0.188): both refused, the rest kept
+    out = tmp_path / "p.yaml"
+    r = iolab(f"catalog import-prices {DATA / 'catalog' / 'retail' / 'eastus-checked.json'} -o {out} --json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert {x["id"]: x["rule"] for x in doc["refused"]} == {"Standard_E8as_v5": "per-vcpu",
+                                                            "Standard_D2s_v5": "linux-above-windows"}
+    assert doc["skipped"]["failed the price check (per-vcpu)"] == 1
+    text = out.read_text()
+    assert "Standard_E8as_v5" not in text and "Standard_D2s_v5" not in text
+    assert "Standard_E4as_v5: {price_per_hour: 0.226}" in text and "Standard_D4s_v5: {price_per_hour: 0.192}" in text
+    assert "refused Standard_D2s_v5: its Linux price $0.2 is above its Windows price $0.188" in r.err
