@@ -7,7 +7,9 @@ keeps (everything else is counted by the reason it was skipped):
 
 - VM sizes (``productName`` "Virtual Machines ..."): Linux pay-as-you-go, ``type``
   Consumption, unit "1 Hour" -> ``vms.ID.price_per_hour``. Windows products, Spot and Low
-  Priority meters, reservations and Dev/Test prices are skipped.
+  Priority meters, reservations and Dev/Test prices are skipped. The kept VM prices must
+  keep the price invariants (:mod:`.invariants`): a Linux price above the same size's
+  Windows price in the pages, or out of line per vCPU with its family, is refused.
 - Managed disks (``productName`` "... Managed Disks", meter "P30 LRS Disk", unit "1/Month")
   -> ``disks.P30.price_per_month``; other redundancies (ZRS) and meters (operations,
   bursting) are skipped.
@@ -78,6 +80,8 @@ class RetailPrices:
     currency: str | None = None
     prices: dict[tuple[str, str, str], tuple[float, tuple[str, float]]] = field(default_factory=dict)
     skipped: Counter = field(default_factory=Counter)
+    refused: list = field(default_factory=list)
+    """VM prices the invariants refused: ``{"id", "rule", "reason"}`` each."""
     items: int = 0
 
 
@@ -209,12 +213,17 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
     currencies when the kept prices use more than one.
     """
     kept: list[tuple[tuple[str, str, str], float, str, str, tuple[str, float]]] = []
+    windows: list[tuple[str, float, str, str]] = []
     out = RetailPrices()
     for path in paths:
         for index, raw in enumerate(_load_page(path)):
             item = _check_item(raw, str(path), index)
             out.items += 1
             found = _classify(item)
+            if found == "Windows" and item["type"] == "Consumption" and item["unitOfMeasure"] == "1 Hour" \
+                    and "Spot" not in item["meterName"] and "Low Priority" not in item["meterName"]:
+                windows.append((item["armSkuName"], float(item["retailPrice"]), item["armRegionName"],
+                                item["effectiveStartDate"]))
             if isinstance(found, str):
                 out.skipped[found] += 1
             else:
@@ -247,4 +256,19 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
             if old[1] >= date:
                 continue
         out.prices[key] = (price, date)
+    _check(out, {sku: price for sku, price, where, _ in sorted(windows, key=lambda w: w[3]) if where == region})
     return out
+
+
+def _check(out: RetailPrices, windows: dict[str, float]) -> None:
+    """Refuse the kept VM prices that break the price invariants (:mod:`.invariants`): a
+    Linux price above the same size's Windows price in the pages, or a price per vCPU out of
+    line with its family's. Each is counted among the skipped and listed in ``refused``."""
+    from .invariants import check_linux_windows, check_vm_family
+
+    linux = {k[1]: v[0] for k, v in out.prices.items() if k[0] == "vms" and k[2] == "price_per_hour"}
+    region = out.region or ""
+    for failure in check_linux_windows(linux, windows, region) + check_vm_family(linux, region):
+        if out.prices.pop(("vms", failure.ident, "price_per_hour"), None) is not None:
+            out.skipped[f"failed the price check ({failure.rule})"] += 1
+            out.refused.append({"id": failure.ident, "rule": failure.rule, "reason": failure.reason})

@@ -75,5 +75,8 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
     err_console.print(f"{found.items} items read; kept {total} prices for {found.region or 'no region'} "
                       f"({parts}); skipped {sum(skipped.values())}" + (f": {why}" if why else ""),
                       highlight=False, soft_wrap=True)
+    for refused in found.refused:
+        err_console.print(f"refused {refused['id']}: {refused['reason']}", highlight=False, soft_wrap=True)
     return {"output": str(output) if output else None, "region": found.region, "currency": found.currency,
-            "items": found.items, "kept": kept, "skipped": dict(sorted(skipped.items()))}
+            "items": found.items, "kept": kept, "skipped": dict(sorted(skipped.items())),
+            "refused": found.refused}
