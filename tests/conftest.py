@@ -74,3 +74,9 @@ def plan(iolab, tmp_path):
         return r.json()
 
     return run
+
+
+def bare(config: dict) -> dict:
+    """A plan candidate's ``config`` without the VM's ``arch``, ``vcpus`` and ``memory`` (which
+    the plan adds beside ``vm`` from the catalog row), for comparing the choice itself."""
+    return {k: v for k, v in config.items() if k not in ("arch", "vcpus", "memory")}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DATA
+from conftest import bare, DATA
 
 GiB, TiB, MiB = 2**30, 2**40, 2**20
 
@@ -34,7 +34,7 @@ def test_the_default_margin_changes_the_winner(plan):
     assert loose["required"]["max_utilization"] == 1.0
     doc = plan(reads())
     first = doc["candidates"][0]
-    assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
+    assert bare(first["config"]) == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
     assert first["monthly_cost"] == 500.0
     assert first["headroom"] == pytest.approx(1 - 0.675)
     assert doc["required"]["max_utilization"] == 0.8
@@ -88,13 +88,14 @@ def test_kind_any_picks_a_share_over_disks_where_cheaper(plan):
                             "protocols: [nfs3], nconnect: [1]"))
     first = doc["candidates"][0]
     assert first["kind"] == "share"
-    assert first["config"] == {"service": "anf", "level": "t-cheap", "size": 3375 * GiB,
+    assert bare(first["config"]) == {"service": "anf", "level": "t-cheap", "size": 3375 * GiB,
                                "throughput": pytest.approx(3375 / 1024 * 16 * MiB, abs=0.1),
                                "protocol": "nfs3", "nconnect": 1, "qos": "auto", "vm": "T_Small"}
     assert first["monthly_cost"] == pytest.approx(235.0)
-    assert first["bill"] == {"vm": 100.0, "disks": 0.0, "shares": 135.0, "provisioned": 0.0, "total": 235.0}
+    assert first["bill"] == {"vm": 100.0, "disks": 0.0, "shares": 135.0, "provisioned": 0.0, "total": 235.0,
+                           "pricing": {"vm": "payg", "disks": "payg", "shares": "payg"}}
     disks = next(c for c in doc["candidates"] if c["kind"] == "disks")
-    assert disks["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
+    assert bare(disks["config"]) == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 4, "caching": "none"}]}
     assert disks["why"].startswith("costs $265.00/month more than #1")
     small = next(m for m in doc["rejected"] if m["config"].get("disks"))
     assert small["config"]["vm"] == "T_Small" and small["monthly_cost"] == 200.0
@@ -114,7 +115,7 @@ def test_kind_any_tries_host_caching_where_published(plan):
     doc = plan(reads(", capacity: 200GiB", search="kind: any, vms: [T_Cache, T_Big], skus: [T_P], "
                                                  "levels: [t-fast], protocols: [nfs3], nconnect: [1]"))
     first = doc["candidates"][0]
-    assert first["config"] == {"vm": "T_Cache", "disks": [{"sku": "T_P", "count": 1, "caching": "readonly"}]}
+    assert bare(first["config"]) == {"vm": "T_Cache", "disks": [{"sku": "T_P", "count": 1, "caching": "readonly"}]}
     assert first["monthly_cost"] == 300.0
 
 
@@ -157,7 +158,8 @@ def test_the_bill_of_a_manual_qos_pool(plan):
     first = doc["candidates"][0]
     assert first["config"]["size"] == 844 * GiB and first["config"]["pool"] == TiB
     assert first["config"]["throughput"] == pytest.approx(52.75 * MiB)
-    assert first["bill"] == {"vm": 0.0, "disks": 0.0, "shares": 204.8, "provisioned": 0.0, "total": 204.8}
+    assert first["bill"] == {"vm": 0.0, "disks": 0.0, "shares": 204.8, "provisioned": 0.0, "total": 204.8,
+                           "pricing": {"vm": "payg", "disks": "payg", "shares": "payg"}}
 
 
 def test_region_is_passed_to_the_catalog(iolab, tmp_path, monkeypatch):
@@ -302,7 +304,7 @@ def test_two_workloads_share_the_vms_caps(plan):
     # $250 + 3 × $50 = $400.
     doc = plan(MACHINE % "")
     first = doc["candidates"][0]
-    assert first["config"] == {"vm": "T_Cache", "volumes": {
+    assert bare(first["config"]) == {"vm": "T_Cache", "volumes": {
         "data": {"disks": [{"sku": "T_P", "count": 1, "caching": "readonly"}]},
         "log": {"disks": [{"sku": "T_P", "count": 2, "caching": "none"}]}}}
     assert first["monthly_cost"] == 400.0
@@ -310,7 +312,8 @@ def test_two_workloads_share_the_vms_caps(plan):
     assert first["workloads"]["log"]["latency"]["mean"] == pytest.approx(2.192857e-3, rel=1e-5)
     loads = {r["kind"]: r["utilization"] for r in first["prediction"]["resources"] if r["kind"].startswith("vm")}
     assert loads == {"vm": pytest.approx(0.3), "vm-cache": pytest.approx(0.15)}
-    assert first["bill"] == {"vm": 250.0, "disks": 150.0, "shares": 0.0, "provisioned": 0.0, "total": 400.0}
+    assert first["bill"] == {"vm": 250.0, "disks": 150.0, "shares": 0.0, "provisioned": 0.0, "total": 400.0,
+                           "pricing": {"vm": "payg", "disks": "payg", "shares": "payg"}}
     assert doc["required"]["workloads"]["log"]["caching"] == ["none", "readonly"]
     # T_Small ($100) has no host cache and takes 2 data disks: data needs 2 × T_P uncached
     # (3,000 / 2 / 2,000 = 75 % busy), log 2: 4 disks.
@@ -402,7 +405,7 @@ def test_a_requirements_file_written_by_a_program_plans_unedited(iolab, tmp_path
     out = r.json()
     assert out["required"]["iops"] == 1234.5 and out["required"]["clients"] == 2
     first = out["candidates"][0]
-    assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 2, "caching": "none"}],
+    assert bare(first["config"]) == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 2, "caching": "none"}],
                                "clients": 2}
     assert set(first["simulated"]["percentiles"]) >= {"p99", "p99.9"}
     # The same numbers written back as strings with units plan the same.

@@ -115,7 +115,7 @@ def test_json_keeps_the_contract_shape(iolab):
     costs = [c["monthly_cost"] for c in doc["candidates"]]
     assert costs == sorted(costs)
     for c in doc["candidates"]:
-        assert set(c["config"]) == {"vm", "disks"}
+        assert set(c["config"]) == {"vm", "disks", "arch", "vcpus", "memory"}
         assert {"sku", "count", "caching"} <= set(c["config"]["disks"][0]) <= {"sku", "count", "caching",
                                                                                  "performance_plus"}
         p = c["prediction"]

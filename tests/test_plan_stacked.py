@@ -113,11 +113,12 @@ def test_stacked_rows_match_each_configuration_evaluated_alone(seed):
             assert b.latency[i] == pytest.approx(pred.latency, rel=REL), key
     # Ranking: the plan's candidates cost what the cheapest feasible configurations cost, in
     # order (Premium SSD v2 and Ultra rows solved VM by VM; a configuration shown once
-    # whatever its host caching).
+    # whatever its host caching, and with or without performance plus).
     best: dict = {}
     for key, (price, feasible, pred) in alone.items():
         if feasible and price is not None:
             variant = key.split(" caching")[0] if " caching" in key else key
+            variant = variant.replace(" performance plus", "")  # the same disks at the same price
             best[variant] = min(price, best.get(variant, math.inf))
     for key, (b, i, ok) in _provisioned_alone(req, wl).items():
         if ok and not math.isnan(b.cost[i]):

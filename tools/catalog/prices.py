@@ -19,6 +19,14 @@ Extracts:
   GiB-hour -> ``services``/``price_per_gib_month`` (times 730 hours). Azure NetApp Files
   levels in Azure regions, Google Cloud NetApp Volumes levels in Google Cloud regions (which
   become columns of their own, holding only those prices).
+- ``zombiescan-vms.txt``: ``REGION SKU PRICE``, a second source of VM hourly prices, used only
+  to check and correct ``karpenter-vms.csv``.
+
+Every region's prices pass the invariants of ``iolab.catalog.invariants`` before they are
+written: a VM size whose price per vCPU is out of line with its family is corrected from the
+second source or dropped (unpriced); a disk tier priced at or below the next smaller one is
+dropped. Each change is written to ``corrections.csv`` with its reason; a table that still
+breaks an invariant after that is refused (exit 2), never written.
 """
 
 from __future__ import annotations
@@ -31,6 +39,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "python") not in sys.path:
+    sys.path.insert(0, str(ROOT / "python"))
+
+from iolab.catalog import invariants  # noqa: E402
+
 SOURCES = ROOT / "tools" / "catalog" / "sources" / "prices"
 OUT = ROOT / "python" / "iolab" / "catalog" / "data" / "prices"
 
@@ -170,6 +183,63 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
     return table, sources
 
 
+def read_second_vms(folder: Path) -> tuple[dict[str, dict[str, float]], dict[str, str] | None]:
+    """The second source's VM hourly prices, ``{region: {size: price}}``, and its metadata
+    (None where the folder has no such extract: then the invariants can only drop rows)."""
+    path = folder / "zombiescan-vms.txt"
+    if not path.exists():
+        return {}, None
+    meta = _meta(path, "zombiescan-vms", True,
+                 "VM sizes, Linux pay-as-you-go hourly prices: a second source that checks and corrects the first")
+    second: dict[str, dict[str, float]] = {}
+    for number, line in _lines(path):
+        parts = line.split()
+        where = f"{path.name}:{number}"
+        if len(parts) != 3 or not parts[1].startswith("Standard_"):
+            raise SourceError(f"{where}: expected REGION Standard_SIZE PRICE")
+        region, size, price = parts
+        if size in second.setdefault(region, {}):
+            raise SourceError(f"{where}: {size} in {region} given twice")
+        second[region][size] = _number(price, where)
+    return second, meta
+
+
+def apply_invariants(table: dict, second: dict[str, dict[str, float]], second_name: str) -> list:
+    """Check every region's prices with :mod:`iolab.catalog.invariants`, correct or drop the
+    rows that fail (in ``table``, a cell taken from the second source is recorded in its row's
+    ``cell_sources``), and return the corrections. Raises :class:`SourceError` where a region
+    still breaks an invariant afterwards."""
+    corrections = []
+    vm_keys = {k: row for k, row in table.items() if k[0] == "vms" and k[2] == "price_per_hour"}
+    regions = sorted({r for row in vm_keys.values() for r in row["values"]})
+    for region in regions:
+        primary = {k[1]: row["values"][region] for k, row in vm_keys.items() if region in row["values"]}
+        sources = {row["source"] for row in vm_keys.values()}
+        primary_name = sorted(sources)[0] if len(sources) == 1 else "the VM table"
+        resolved, changes = invariants.resolve_vms(primary, second.get(region, {}), region, primary_name, second_name)
+        for change in changes:
+            row = vm_keys[("vms", change.ident, "price_per_hour")]
+            if change.now is None:
+                del row["values"][region]
+            else:
+                row["values"][region] = change.now
+                row.setdefault("cell_sources", {})[region] = change.source
+        corrections += changes
+    disk_keys = {k: row for k, row in table.items() if k[0] == "disks" and k[2] == "price_per_month"}
+    for region in sorted({r for row in disk_keys.values() for r in row["values"]}):
+        tiers = {k[1]: row["values"][region] for k, row in disk_keys.items() if region in row["values"]}
+        for failure in invariants.check_disk_tiers(tiers, region):
+            del disk_keys[("disks", failure.ident, "price_per_month")]["values"][region]
+            corrections.append(invariants.Correction("disks", failure.ident, failure.field, region, failure.value,
+                                                     None, "", failure.rule, failure.reason + ": dropped as unpriced"))
+    left = invariants.check_table({k: row["values"] for k, row in table.items()})
+    if left:
+        f = left[0]
+        raise SourceError(f"{f.ident} {f.field} in {f.region} still breaks the {f.rule} invariant after corrections: "
+                          f"{f.reason} ({len(left)} figures in all)")
+    return corrections
+
+
 def _fmt(value: float) -> str:
     return f"{value:.10g}"
 
@@ -183,7 +253,8 @@ def render(table: dict, sources: list[dict[str, str]]) -> tuple[str, str]:
     for key in sorted(table):
         section, ident, fld = key
         row = table[key]
-        writer.writerow([section, ident, fld, UNITS[fld], "USD", row["date"], row["source"]]
+        source = row["source"] + "".join(f"|{r}={name}" for r, name in sorted(row.get("cell_sources", {}).items()))
+        writer.writerow([section, ident, fld, UNITS[fld], "USD", row["date"], source]
                         + [_fmt(row["values"][r]) if r in row["values"] else "" for r in regions])
     lines = ["# The sources of prices.csv (its 'source' column names one of them).",
              "# Generated by tools/catalog/prices.py from tools/catalog/sources/prices/; do not edit.",
@@ -196,13 +267,29 @@ def render(table: dict, sources: list[dict[str, str]]) -> tuple[str, str]:
     return out.getvalue(), "\n".join(lines) + "\n"
 
 
+def render_corrections(corrections: list) -> str:
+    """The text of ``corrections.csv``: one line per figure the invariants changed or dropped."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["section", "id", "field", "region", "was", "now", "source", "rule", "reason"])
+    for c in sorted(corrections, key=lambda c: (c.section, c.ident, c.field, c.region)):
+        writer.writerow([c.section, c.ident, c.field, c.region, _fmt(c.was), "" if c.now is None else _fmt(c.now),
+                         c.source, c.rule, c.reason])
+    return out.getvalue()
+
+
 def build(sources_dir: Path = SOURCES, out_dir: Path = OUT) -> list[Path]:
-    """Write ``prices.csv`` and ``sources.yaml`` into ``out_dir``; return their paths."""
+    """Write ``prices.csv``, ``sources.yaml`` and ``corrections.csv`` into ``out_dir``; return
+    their paths. Nothing is written when the sources break an invariant that cannot be fixed."""
     table, sources = read_sources(sources_dir)
+    second, meta_second = read_second_vms(sources_dir)
+    if meta_second:
+        sources.append(meta_second)
+    corrections = apply_invariants(table, second, meta_second["name"] if meta_second else "no second source")
     prices, meta = render(table, sources)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in (("prices.csv", prices), ("sources.yaml", meta)):
+    for name, text in (("prices.csv", prices), ("sources.yaml", meta), ("corrections.csv", render_corrections(corrections))):
         path = out_dir / name
         path.write_bytes(text.encode("utf-8"))
         written.append(path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeVar, Union
+from typing import Any, TypeVar, Union
 
 from ..errors import UnknownIdError
 from .defaults import Defaults
@@ -56,6 +56,9 @@ class Catalog:
     #: How :meth:`in_region` set each price: ``(section, id, field)`` to ``priced``,
     #: ``missing`` (not published in this region), ``unpublished`` (in no region) or ``own``.
     price_status: Mapping[tuple[str, str, str], str] = field(default_factory=lambda: MappingProxyType({}))
+    #: Which rate each part of a bill uses (``{"vm": "reserved-3y", "disks": "payg", ...}``),
+    #: set by :func:`iolab.plan.pricing.priced`; empty for list prices.
+    pricing: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def vm(self, id: str) -> Vm:
         """The VM size ``id`` (``Standard_DS13``)."""

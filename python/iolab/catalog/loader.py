@@ -271,6 +271,7 @@ def _deep_merge(old: Any, new: Any) -> Any:
 def _build(draft: _Draft) -> Catalog:
     defaults = _validate(Defaults, draft.defaults, "defaults", draft.origin.get(("defaults", ""), {}))
     built: dict[str, Any] = {}
+    _inherit(draft)
     for section, model in SECTIONS.items():
         built[section] = MappingProxyType({
             ident: _validate(model, _complete(section, raw, ident, defaults),
@@ -278,6 +279,29 @@ def _build(draft: _Draft) -> Catalog:
             for ident, raw in draft.rows[section].items()
         })
     return Catalog(**built, defaults=defaults, own_prices=_own_prices(draft))
+
+
+_OWN = ("source", "assumptions", "notes", "vcpus", "parent", "price_per_month", "price_per_hour")
+
+
+def _inherit(draft: _Draft) -> None:
+    """Give each VM row that names a ``parent`` (a constrained-core size) the parent's fields
+    it does not state itself: the limits, memory and disks of the size it is cut from."""
+    rows = draft.rows["vms"]
+    for ident, raw in list(rows.items()):
+        parent = raw.get("parent")
+        if parent is None:
+            continue
+        base = rows.get(parent) if isinstance(parent, str) else None
+        if base is None or base.get("parent"):
+            file = draft.origin.get(("vms", ident), {}).get("parent") or draft.origin.get(("vms", ident), {}).get("")
+            raise SchemaError(f"parent {parent!r} is no VM size of the catalog (or is itself a constrained size)",
+                              file=file, field=f"vms.{ident}.parent")
+        rows[ident] = {**{k: v for k, v in base.items() if k not in _OWN}, **raw}
+        origin = draft.origin[("vms", ident)]
+        for key in base:
+            if key not in _OWN and key not in raw:
+                origin.setdefault(key, draft.origin.get(("vms", parent), {}).get(key, ""))
 
 
 _BUNDLED = "iolab/catalog/data/"

@@ -8,7 +8,8 @@ one row per priced figure and one column per region::
     disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,135.17,...
 
 An empty cell is a price the region does not publish. ``source`` names an entry of
-``prices/sources.yaml`` (repository, path, commit, date, and whether it is a secondary
+``prices/sources.yaml`` (followed by ``|region=other`` for the cells the build took from a
+second source when the first broke an invariant, see ``corrections.csv``) (repository, path, commit, date, and whether it is a secondary
 source). The table is read only when a command asks for a region's prices, then kept.
 
 :func:`in_region` puts one region's prices on a catalog's rows: a figure the region lacks
@@ -33,7 +34,8 @@ from .row import HOURS_PER_MONTH, PRICE_FIELDS
 if TYPE_CHECKING:
     from .catalog import Catalog
 
-__all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region"]
+__all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region",
+           "corrections", "dropped_reason"]
 
 DEFAULT_REGION = "eastus"
 PriceStatus = Literal["priced", "missing", "unpublished", "own"]
@@ -83,6 +85,10 @@ class PriceTable:
         if not cell:
             return None, "missing"
         unit, currency, date, source = row[3:7]
+        if "|" in source:  # "karpenter|eastus=zombiescan-vms": a cell the build took from a second source
+            source, *cells = source.split("|")
+            source = dict(c.split("=", 1) for c in cells).get(region, source)
+            date = str(self.sources.get(source, {}).get("date", date)) if source != row[6].split("|")[0] else date
         return Price(float(cell), unit, currency, date, source, region), "priced"
 
     def describe(self, source: str) -> str:
@@ -90,6 +96,23 @@ class PriceTable:
         meta = self.sources.get(source, {})
         text = f"{meta.get('repository', source)} {meta.get('path', '')} ({meta.get('date', 'undated')})"
         return text + (", a secondary source" if meta.get("secondary") else "")
+
+
+@lru_cache(maxsize=1)
+def corrections() -> Mapping[tuple[str, str, str, str], Mapping[str, str]]:
+    """What the price build's invariants changed or dropped (``corrections.csv``), by
+    (section, id, table field, region): ``was``, ``now`` (empty: dropped), ``rule``, ``reason``.
+    Read only where a command explains a missing price."""
+    folder = resources.files("iolab.catalog").joinpath("data", "prices")
+    rows = csv.DictReader(io.StringIO(folder.joinpath("corrections.csv").read_text(encoding="utf-8")))
+    return MappingProxyType({(r["section"], r["id"], r["field"], r["region"]): r for r in rows})
+
+
+def dropped_reason(section: str, ident: str, fld: str, region: str) -> str | None:
+    """Why the price build dropped ``fld`` of ``ident`` in ``region`` (None: it did not)."""
+    table_field = _TABLE_FIELD.get((section, fld), (fld, 1.0))[0]
+    row = corrections().get((section, ident, table_field, region))
+    return row["reason"] if row is not None and not row["now"] else None
 
 
 @lru_cache(maxsize=1)
@@ -136,12 +159,16 @@ class _Lines(Mapping):
 
 def _has_price(row: Any, fld: str) -> bool:
     """Whether ``fld`` is one of ``row``'s prices. A service level's throughput price
-    (``price_per_mibps_month``) is only where the level's throughput is provisioned apart by
-    manual QoS (ANF Flexible); the other levels' throughput comes with their capacity."""
+    (``price_per_mibps_month``) is only where the level's throughput is provisioned apart
+    (by manual QoS, ANF Flexible; or provisioned, Azure Files provisioned v2, which also
+    prices its IOPS: ``price_per_iops_month``); the other levels' throughput comes with
+    their capacity."""
     if fld not in type(row).model_fields:
         return False
     if fld == "price_per_mibps_month":
-        return row.rate_per_tib is None and row.base_throughput is None
+        return getattr(row, "provisioned", False) or (row.rate_per_tib is None and row.base_throughput is None)
+    if fld == "price_per_iops_month" and hasattr(row, "provisioned"):
+        return row.provisioned and row.iops_per_mibps is None
     return True
 
 

@@ -7,7 +7,9 @@ keeps (everything else is counted by the reason it was skipped):
 
 - VM sizes (``productName`` "Virtual Machines ..."): Linux pay-as-you-go, ``type``
   Consumption, unit "1 Hour" -> ``vms.ID.price_per_hour``. Windows products, Spot and Low
-  Priority meters, reservations and Dev/Test prices are skipped.
+  Priority meters, reservations and Dev/Test prices are skipped. The kept VM prices must
+  keep the price invariants (:mod:`.invariants`): a Linux price above the same size's
+  Windows price in the pages, or out of line per vCPU with its family, is refused.
 - Managed disks (``productName`` "... Managed Disks", meter "P30 LRS Disk", unit "1/Month")
   -> ``disks.P30.price_per_month``; other redundancies (ZRS) and meters (operations,
   bursting) are skipped.
@@ -53,6 +55,18 @@ _ANF_METERS = {"Standard Capacity": ("anf-standard", "price_per_gib_month", "1 G
                "Ultra Capacity": ("anf-ultra", "price_per_gib_month", "1 GiB/Hour"),
                "Flexible Service Level Capacity": ("anf-flexible", "price_per_gib_month", "1 GiB/Hour"),
                "Flexible Service Level Throughput MiBps": ("anf-flexible", "price_per_mibps_month", "1/Hour")}
+_FILES = {("Premium Files", "Premium LRS Provisioned"): ("azure-files-premium", "price_per_gib_month"),
+          ("Azure Files Provisioned v2", "SSD LRS Provisioned Storage"): ("azure-files-premium-v2", "price_per_gib_month"),
+          ("Azure Files Provisioned v2", "SSD LRS Provisioned IOPS"): ("azure-files-premium-v2", "price_per_iops_month"),
+          ("Azure Files Provisioned v2", "SSD LRS Provisioned Throughput MiBPS"):
+              ("azure-files-premium-v2", "price_per_mibps_month"),
+          ("Azure Files Provisioned v2", "HDD LRS Provisioned Storage"): ("azure-files-standard-v2", "price_per_gib_month"),
+          ("Azure Files Provisioned v2", "HDD LRS Provisioned IOPS"): ("azure-files-standard-v2", "price_per_iops_month"),
+          ("Azure Files Provisioned v2", "HDD LRS Provisioned Throughput MiBPS"):
+              ("azure-files-standard-v2", "price_per_mibps_month")}
+"""Azure Files meters (product, meter) the catalog prices: provisioned v1 per GiB; provisioned
+v2 per GiB, per IOPS and per MiB/s, each provisioned (none of them free)."""
+_FILES_UNITS = ("1 GiB/Month", "1 GiB/Hour", "1/Month", "1/Hour")
 _PROVISIONED_METERS = (("Provisioned Capacity", "price_per_gib_month", ("1 GiB/Hour", "1 GiB/Month")),
                        ("Provisioned IOPS", "price_per_iops_month", ("1/Hour", "1/Month")),
                        ("Provisioned Throughput (MBps)", "price_per_mbps_month", ("1/Hour", "1/Month")))
@@ -66,6 +80,8 @@ class RetailPrices:
     currency: str | None = None
     prices: dict[tuple[str, str, str], tuple[float, tuple[str, float]]] = field(default_factory=dict)
     skipped: Counter = field(default_factory=Counter)
+    refused: list = field(default_factory=list)
+    """VM prices the invariants refused: ``{"id", "rule", "reason"}`` each."""
     items: int = 0
 
 
@@ -104,9 +120,18 @@ def _load_page(path: Path) -> list[Any]:
     return page["Items"]
 
 
+_TERMS = {"1 Year": ("reserved-1y", 8760.0), "3 Years": ("reserved-3y", 26280.0)}
+"""A VM reservation's term: the rate it becomes and the hours its price (for the whole
+term) is spread over."""
+
+
 def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
     """The catalog price an item gives, or why it is skipped."""
     product, meter, unit = item["productName"], item["meterName"], item["unitOfMeasure"]
+    if item["type"] == "Reservation" and product.startswith("Virtual Machines") \
+            and item.get("reservationTerm") in _TERMS and item["armSkuName"].startswith("Standard_"):
+        model, hours = _TERMS[item["reservationTerm"]]
+        return ("vms", item["armSkuName"], f"rates_per_hour.{model}"), float(item["retailPrice"]) / hours
     if item["type"] != "Consumption":
         return f"not pay-as-you-go (type {item['type']})"
     if product.startswith("Virtual Machines"):
@@ -126,6 +151,17 @@ def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
         if unit != "1/Month":
             return f"disk price not per month ({unit})"
         return ("disks", disk.group(1), "price_per_month"), float(item["retailPrice"])
+    if (product, meter) in _FILES:
+        level, fld = _FILES[(product, meter)]
+        if unit not in _FILES_UNITS:
+            return f"Azure Files price in an unknown unit ({unit})"
+        factor = HOURS_PER_MONTH if unit.endswith("Hour") else 1.0
+        return ("services", level, fld), float(item["retailPrice"]) * factor
+    if product in ("Premium Files", "Azure Files Provisioned v2"):
+        return "Azure Files meter not priced by the catalog (redundancy other than LRS, snapshots)"
+    if product == "Ultra Disks" and "vCPU" in meter:
+        return ("Ultra reservation per vCPU: billed only while a VM with Ultra enabled has no Ultra disk attached, "
+                "which a plan never leaves it")
     if product in _PROVISIONED:
         for suffix, fld, units in _PROVISIONED_METERS:
             if meter.endswith(suffix):
@@ -146,6 +182,29 @@ def _classify(item: dict[str, Any]) -> tuple[tuple[str, str, str], float] | str:
     return "not a VM size or managed disk"
 
 
+_SAVINGS = {"1 Year": "savings-1y", "3 Years": "savings-3y"}
+
+
+def _savings(item: dict[str, Any], key: tuple[str, str, str], file: str, index: int) -> list:
+    """A Linux VM price's savings-plan rates (the ``savingsPlan`` list the API gives beside a
+    pay-as-you-go price: ``term`` and an hourly ``retailPrice``) as rates_per_hour entries."""
+    plans = item.get("savingsPlan")
+    if key[0] != "vms" or key[2] != "price_per_hour" or plans is None:
+        return []
+    if not isinstance(plans, list):
+        raise _item_error(file, index, "savingsPlan", f"expected a list, got {type(plans).__name__}")
+    out = []
+    for j, plan in enumerate(plans):
+        where = f"savingsPlan[{j}]"
+        if not isinstance(plan, dict) or plan.get("term") not in _SAVINGS:
+            raise _item_error(file, index, f"{where}.term", "expected a term of '1 Year' or '3 Years'")
+        price = plan.get("retailPrice")
+        if isinstance(price, bool) or not isinstance(price, (int, float)) or not price >= 0:
+            raise _item_error(file, index, f"{where}.retailPrice", f"expected a price (a number 0 or above), got {price!r}")
+        out.append(((key[0], key[1], f"rates_per_hour.{_SAVINGS[plan['term']]}"), float(price)))
+    return out
+
+
 def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
     """Read saved pages and keep one region's prices (``region``, or the only region in them).
 
@@ -154,19 +213,25 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
     currencies when the kept prices use more than one.
     """
     kept: list[tuple[tuple[str, str, str], float, str, str, tuple[str, float]]] = []
+    windows: list[tuple[str, float, str, str]] = []
     out = RetailPrices()
     for path in paths:
         for index, raw in enumerate(_load_page(path)):
             item = _check_item(raw, str(path), index)
             out.items += 1
             found = _classify(item)
+            if found == "Windows" and item["type"] == "Consumption" and item["unitOfMeasure"] == "1 Hour" \
+                    and "Spot" not in item["meterName"] and "Low Priority" not in item["meterName"]:
+                windows.append((item["armSkuName"], float(item["retailPrice"]), item["armRegionName"],
+                                item["effectiveStartDate"]))
             if isinstance(found, str):
                 out.skipped[found] += 1
             else:
                 tier = item.get("tierMinimumUnits", 0)
                 tier = float(tier) if isinstance(tier, (int, float)) and not isinstance(tier, bool) else 0.0
-                kept.append((found[0], found[1], item["armRegionName"], item["currencyCode"],
-                             (item["effectiveStartDate"], tier)))
+                for key, price in [found, *_savings(item, found[0], str(path), index)]:
+                    kept.append((key, price, item["armRegionName"], item["currencyCode"],
+                                 (item["effectiveStartDate"], tier)))
     regions = sorted({k[2] for k in kept})
     if region is not None:
         region = region.strip().lower()
@@ -191,4 +256,19 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
             if old[1] >= date:
                 continue
         out.prices[key] = (price, date)
+    _check(out, {sku: price for sku, price, where, _ in sorted(windows, key=lambda w: w[3]) if where == region})
     return out
+
+
+def _check(out: RetailPrices, windows: dict[str, float]) -> None:
+    """Refuse the kept VM prices that break the price invariants (:mod:`.invariants`): a
+    Linux price above the same size's Windows price in the pages, or a price per vCPU out of
+    line with its family's. Each is counted among the skipped and listed in ``refused``."""
+    from .invariants import check_linux_windows, check_vm_family
+
+    linux = {k[1]: v[0] for k, v in out.prices.items() if k[0] == "vms" and k[2] == "price_per_hour"}
+    region = out.region or ""
+    for failure in check_linux_windows(linux, windows, region) + check_vm_family(linux, region):
+        if out.prices.pop(("vms", failure.ident, "price_per_hour"), None) is not None:
+            out.skipped[f"failed the price check ({failure.rule})"] += 1
+            out.refused.append({"id": failure.ident, "rule": failure.rule, "reason": failure.reason})

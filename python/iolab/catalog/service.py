@@ -110,6 +110,7 @@ class ServiceLevel(Row):
     clients: dict[Literal["nfs3", "nfs4.1", "dnfs", "smb3"], ClientFigures] = Field(default_factory=dict)
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_mibps_month: NonNegativeFloat | None = None
+    price_per_iops_month: NonNegativeFloat | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> "ServiceLevel":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -13,7 +14,16 @@ from .row import HOURS_PER_MONTH, Row
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["Vm"]
+__all__ = ["Vm", "arch_of"]
+
+_SIZE = re.compile(r"^Standard_[A-Z]+\d+(?:-\d+)?([a-z]*)")
+
+
+def arch_of(size: str) -> str:
+    """The CPU architecture Azure's size-name convention gives ``size``: ``arm64`` where its
+    additive features (the lower-case letters after the vCPU count) include ``p``."""
+    m = _SIZE.match(size)
+    return "arm64" if m and "p" in m.group(1) else "x86_64"
 
 
 @lru_cache(maxsize=1)
@@ -44,6 +54,16 @@ class Vm(Row):
       page gives them apart from the Premium SSD caps (None: the page gives none).
     - ``network_bandwidth``: aggregate egress bytes/s over all NICs (not guaranteed).
     - ``price_per_month``: a file may give ``price_per_hour`` instead (times 730).
+    - ``arch``: ``x86_64`` or ``arm64``; where a row does not state it, Azure's size-name
+      convention gives it (a ``p`` among the additive features, as in ``D16pls_v5``: an
+      Arm CPU; MicrosoftDocs azure-compute-docs ``vm-naming-conventions.md``).
+    - ``rates_per_hour``: the effective hourly price under a reservation or savings plan
+      (``reserved-1y``, ``reserved-3y``, ``savings-1y``, ``savings-3y``): a reservation's
+      price for its term divided by the term's hours; ``iolab catalog import-prices`` writes
+      them from Retail Prices pages.
+    - ``parent``: for a constrained-core size (``Standard_E16-4s_v5``), the size whose
+      memory, disk, IO and network limits and price it keeps; ``vcpus`` is then the active
+      vCPU count (the count a per-core licence charges for).
 
     Raises (at validation) when a cap is given without its pair (IOPS without bandwidth)
     or a burst cap is below the baseline it bursts from.
@@ -70,6 +90,9 @@ class Vm(Row):
     ultra_bandwidth: PositiveRate | None = None
     network_bandwidth: PositiveRate | None = None
     price_per_month: NonNegativeFloat | None = None
+    arch: Literal["x86_64", "arm64"] = "x86_64"
+    parent: str | None = None
+    rates_per_hour: dict[Literal["reserved-1y", "reserved-3y", "savings-1y", "savings-3y"], NonNegativeFloat] | None = None
 
     alternatives: ClassVar = (frozenset({"price_per_month", "price_per_hour"}),)
 
@@ -86,6 +109,13 @@ class Vm(Row):
             data["price_per_month"] = None if hourly is None else _price().validate_python(hourly) * HOURS_PER_MONTH
         except ValidationError as e:
             raise schema_error(e, root_field="price_per_hour") from None
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _arch(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("arch") is None and isinstance(data.get("id"), str):
+            data = dict(data, arch=arch_of(data["id"]))
         return data
 
     @model_validator(mode="after")

@@ -19,6 +19,7 @@ from typing import Optional
 import typer
 
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
+from .pricing import PRICING_OPTION, PricingModel
 
 REGION_OPTION = typer.Option(
     "eastus", "--region", help="Azure region whose prices to show (armRegionName: eastus, westeurope, ...).",
@@ -42,6 +43,16 @@ class Section(str, Enum):
 REGION_APPLIES = "to rows with prices (VMs, disks, services); protocols and the defaults have none"
 
 
+def _priced(cat, pricing: Optional[PricingModel]):
+    """The catalog with its VMs priced at ``pricing`` (a reservation or savings plan's rate)."""
+    if pricing is None:
+        return cat
+    from ..plan.pricing import priced
+    from ..plan.requirements import Pricing
+
+    return priced(cat, Pricing(model=pricing.value))
+
+
 @app.command("list")
 def list_(
     ctx: typer.Context,
@@ -49,14 +60,15 @@ def list_(
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     region: str = REGION_OPTION,
+    pricing: Optional[PricingModel] = PRICING_OPTION,
 ) -> None:
     """List catalog entries as tables (or, with --json, as a list of objects with id and kind)."""
     from .catalog_view import _load, _rows, _tables, entry_json
     from .pairing import refuse_given
 
     if section == Section.protocols:
-        refuse_given(ctx, REGION_APPLIES, "--region")
-    cat = _load(catalog, region)
+        refuse_given(ctx, REGION_APPLIES, "--region", "--pricing")
+    cat = _priced(_load(catalog, region), pricing)
     sections = [section] if section else list(Section)
     if json_:
         print_json([entry_json(row, cat) for s in sections for row in _rows(cat, s)])
@@ -73,15 +85,16 @@ def show(
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     region: str = REGION_OPTION,
+    pricing: Optional[PricingModel] = PRICING_OPTION,
 ) -> None:
     """Show one catalog entry with every field, its source and its assumptions, priced in --region."""
     from .catalog_view import SECTION, _load, _show_table, entry_json
     from .pairing import refuse_given
 
-    cat = _load(catalog, region)
+    cat = _priced(_load(catalog, region), pricing)
     row = cat.defaults if id == "defaults" else cat.entry(id)[1]
     if type(row) not in SECTION:
-        refuse_given(ctx, REGION_APPLIES, "--region")
+        refuse_given(ctx, REGION_APPLIES, "--region", "--pricing")
     if json_:
         print_json(entry_json(row, cat))
         return

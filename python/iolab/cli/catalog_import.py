@@ -25,7 +25,8 @@ def _render(data: dict[str, dict[str, dict[str, float]]], header: list[str]) -> 
     for section, rows in data.items():
         lines.append(f"{section}:")
         for ident, fields in rows.items():
-            inner = ", ".join(f"{k}: {v!r}" for k, v in fields.items())
+            inner = ", ".join(f"{k}: {{{', '.join(f'{a}: {b!r}' for a, b in v.items())}}}" if isinstance(v, dict)
+                              else f"{k}: {v!r}" for k, v in fields.items())
             lines.append(f"  {ident}: {{{inner}}}")
     return "\n".join(lines) + "\n"
 
@@ -44,17 +45,25 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
     skipped = Counter(found.skipped)
     data: dict[str, dict[str, dict[str, float]]] = {}
     for (section, ident, fld), (price, _) in sorted(found.prices.items()):
+        price = float(f"{price:.10g}")  # 0.0001 x 730 is 0.07300000000000001 in binary
         if ident not in getattr(known, section):
             skipped[f"not in the catalog ({section})"] += 1
             continue
-        data.setdefault(section, {}).setdefault(ident, {})[fld] = price
+        row = data.setdefault(section, {}).setdefault(ident, {})
+        if "." in fld:  # rates_per_hour.reserved-3y
+            outer, inner = fld.split(".", 1)
+            row.setdefault(outer, {})[inner] = price
+        else:
+            row[fld] = price
     dates = sorted({d[0][:10] for _, d in found.prices.values()})
-    kept = {section: sum(len(fields) for fields in rows.values()) for section, rows in data.items()}
+    kept = {section: sum(len(v) if isinstance(v, dict) else 1 for fields in rows.values() for v in fields.values())
+            for section, rows in data.items()}
     header = [f"Prices imported by iolab catalog import-prices from {', '.join(str(f) for f in files)}",
               f"(pages saved from the Azure Retail Prices API): region {found.region or 'none'}, "
               f"currency {found.currency or 'none'}, effective {dates[0] if dates else '-'} to {dates[-1] if dates else '-'}.",
               "VM prices are Linux pay-as-you-go per hour; disks per month; provisioned disks per GiB, IOPS, MB/s a month;"
-              " services per GiB a month (ANF Flexible also per MiB/s a month)."]
+              " services per GiB a month (ANF Flexible also per MiB/s a month; Azure Files provisioned v2 also"
+              " per IOPS and MiB/s a month); VM reservations as rates_per_hour (the term's price / its hours)."]
     text = _render(data, header)
     if output is None:
         sys.stdout.write(text)
@@ -66,5 +75,8 @@ def import_prices(files: list[Path], *, output: Path | None, force: bool, region
     err_console.print(f"{found.items} items read; kept {total} prices for {found.region or 'no region'} "
                       f"({parts}); skipped {sum(skipped.values())}" + (f": {why}" if why else ""),
                       highlight=False, soft_wrap=True)
+    for refused in found.refused:
+        err_console.print(f"refused {refused['id']}: {refused['reason']}", highlight=False, soft_wrap=True)
     return {"output": str(output) if output else None, "region": found.region, "currency": found.currency,
-            "items": found.items, "kept": kept, "skipped": dict(sorted(skipped.items()))}
+            "items": found.items, "kept": kept, "skipped": dict(sorted(skipped.items())),
+            "refused": found.refused}

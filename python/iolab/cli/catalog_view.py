@@ -56,6 +56,8 @@ def entry_json(row: Sourced, cat: Catalog | None = None) -> dict[str, Any]:
         statuses = {f: _status(cat, row, f) for f in type(row).model_fields if f.startswith("price_per_")}
         doc["region"] = cat.region
         doc["price_status"] = {f: s for f, s in statuses.items() if s is not None}
+        if isinstance(row, Vm) and cat.pricing:
+            doc["pricing"] = cat.pricing["vm"]  # the rate price_per_month is at (--pricing)
     doc.update(meta)
     return doc
 
@@ -80,6 +82,8 @@ def _plain(model: type, field: str, v: Any, *, binary: bool = False) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, dict):
+        if field == "rates_per_hour":
+            return ", ".join(f"{k} ${x:g}/hour" for k, x in v.items())
         return ", ".join(f"{k} {format_duration(x)}" for k, x in v.items())
     unit = unit_of(model, field)
     if unit == "rate":
@@ -230,7 +234,17 @@ def _price_text(row: Sourced, field: str, cat: Catalog | None) -> str:
     if getattr(row, field) is not None or status is None:
         text = _value(row, field)
         return f"{text} (your catalog file)" if status == "own" else text
+    model = (cat.pricing.get("vm") if cat is not None and field == "price_per_month" and isinstance(row, Vm)
+             else None)
+    if model not in (None, "payg"):
+        return f"no {model} rate (rates_per_hour) for this size: import its Retail Prices reservation items"
     if status == "missing":
+        from ..catalog.prices import dropped_reason
+
+        why = dropped_reason(SECTION[type(row)], getattr(row, "id", ""), field, cat.region)  # type: ignore[union-attr]
+        if why is not None:
+            return (f"missing in {cat.region}: the source's figure failed the price check and was dropped "  # type: ignore[union-attr]
+                    f"({why.removesuffix(': dropped as unpriced')})")
         return f"missing in {cat.region}: not published there (no other region's price is used)"  # type: ignore[union-attr]
     return "no published price in any region (retired size, or not sold pay-as-you-go)"
 

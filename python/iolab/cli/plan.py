@@ -21,6 +21,7 @@ from ..units import format_duration, format_ops, format_rate, format_size
 from ..filekind import expect
 from ..traps import traps_of
 from .pairing import refuse_given
+from .pricing import PRICING_OPTION, PricingModel
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
 #: the options that set how latency percentiles are checked by simulation.
@@ -44,6 +45,7 @@ def plan(
                                      help="Replications per simulated candidate (for the 95% interval)."),
     seed: int = typer.Option(1, "--seed", min=0, max=2**64 - 1, help="Seed of the simulations (the same seed, the same plan)."),
     calibration: Optional[Path] = CALIBRATION_OPTION,
+    pricing: Optional[PricingModel] = PRICING_OPTION,
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
     import tempfile
@@ -57,7 +59,7 @@ def plan(
             from ..calibrate.calibration import calibration_catalog
 
             catalog = [*(catalog or []), calibration_catalog(calibration, tmp)]
-        req = load_requirements(file, catalog or ()).in_region(region)
+        req = load_requirements(file, catalog or ()).in_region(region, pricing.value if pricing else None)
     bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))
     if req.pool is not None:
         refuse_given(ctx, "to disk and share plans (a pool plan lists every level searched)", "--top")
@@ -149,7 +151,9 @@ def _print(p: Plan, file: Path) -> None:
         console.print(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
     for note in first.notes:
-        console.print(f"[dim]note: {note}[/]")
+        from ..plan.search import ARM_NOTE
+
+        console.print(f"[bold yellow]{note}[/]" if note.startswith(ARM_NOTE) else f"[dim]note: {note}[/]")
     if len(p.candidates) > 1 or p.rejected or p.others or p.excluded:
         console.print("[bold]Why not the others[/]")
     for c in p.candidates[1:]:

@@ -9,7 +9,7 @@ from ..units import format_ops, format_rate, format_size
 from ..words import a
 from .requirements import Requirements
 
-__all__ = ["DiskChoice", "ShareChoice", "Config", "VOLUME"]
+__all__ = ["DiskChoice", "ShareChoice", "Config", "VOLUME", "with_vm_facts"]
 
 VOLUME = "data"
 """The name of the planned volume in a candidate's scenario."""
@@ -159,3 +159,21 @@ class Config:
                      req.ignored)
         check_rules(s)
         return s
+
+
+def with_vm_facts(doc: dict, catalog) -> dict:
+    """A plan's JSON ``doc`` with ``arch``, ``vcpus`` (active) and ``memory`` (bytes) of the VM
+    beside each configuration's ``vm``, wherever a configuration appears in it."""
+    def visit(node):
+        if isinstance(node, dict):
+            vm = node.get("vm")
+            if isinstance(vm, str) and vm in catalog.vms and "arch" not in node:
+                row = catalog.vms[vm]
+                node.update(arch=row.arch, vcpus=row.vcpus, memory=row.memory)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+    visit(doc)
+    return doc

@@ -7,7 +7,8 @@
 - A share: per GiB-month of the billed capacity (the capacity pool where the service has
   pools: at least the pool minimum), plus, for a level whose throughput is provisioned apart
   (ANF Flexible), per MiB/s-month (``price_per_mibps_month``) of the throughput above the
-  pool's free minimum (``pool_min_throughput``, 128 MiB/s).
+  pool's free minimum (``pool_min_throughput``, 128 MiB/s); for a provisioned level (Azure
+  Files provisioned v2), per IOPS-month and per MiB/s-month of all it provisions.
 
 Every function returns None when a price it needs is missing from the catalog: such a
 candidate is reported but ranked after priced ones.
@@ -110,13 +111,34 @@ def share_parts(level: ServiceLevel, billed: int, throughput: float | None = Non
     apart (ANF Flexible): it is billed above the pool's free minimum (``pool_min_throughput``)."""
     if level.price_per_gib_month is None:
         return None
+    capacity = math.ceil(billed / GiB) * level.price_per_gib_month
+    if level.provisioned:
+        return _provisioned_share(level, billed, capacity)
     extra = 0.0
     above = max(0.0, (throughput or 0.0) - (level.pool_min_throughput or 0.0))
     if above > 0:
         if level.price_per_mibps_month is None:
             return None
         extra = above / MiB * level.price_per_mibps_month
-    return math.ceil(billed / GiB) * level.price_per_gib_month, extra
+    return capacity, extra
+
+
+def _provisioned_share(level: ServiceLevel, size: int, capacity: float) -> tuple[float, float] | None:
+    """A provisioned share's (Azure Files provisioned v2) monthly price as (capacity, IOPS
+    and throughput): its IOPS and MiB/s at the recommended defaults the plan provisions,
+    each billed whole (``price_per_iops_month``, ``price_per_mibps_month``); None when a
+    needed price is missing."""
+    throughput = level.throughput(size)
+    parts = [(throughput / MiB, level.price_per_mibps_month)]
+    if level.iops_per_mibps is None:
+        parts.append((level.provisioned_iops(size, throughput) or 0.0, level.price_per_iops_month))
+    extra = 0.0
+    for quantity, price in parts:
+        if quantity > 0:
+            if price is None:
+                return None
+            extra += quantity * price
+    return capacity, extra
 
 
 def unpriced(catalog: Catalog, config: Config) -> list[str]:
@@ -150,6 +172,8 @@ class Bill:
     disks: float = 0.0
     shares: float = 0.0
     provisioned: float = 0.0
+    pricing: tuple = ()
+    """Which rate each part used, as (part, rate) pairs (``pricing`` of the catalog)."""
 
     @property
     def total(self) -> float:
@@ -157,20 +181,22 @@ class Bill:
 
     def __add__(self, other: "Bill") -> "Bill":
         return Bill(self.vm + other.vm, self.disks + other.disks, self.shares + other.shares,
-                    self.provisioned + other.provisioned)
+                    self.provisioned + other.provisioned, self.pricing or other.pricing)
 
     def to_json(self) -> dict:
         return {"vm": round(self.vm, 2), "disks": round(self.disks, 2), "shares": round(self.shares, 2),
-                "provisioned": round(self.provisioned, 2), "total": round(self.total, 2)}
+                "provisioned": round(self.provisioned, 2), "total": round(self.total, 2),
+                "pricing": dict(self.pricing) or {"vm": "payg", "disks": "payg", "shares": "payg"}}
 
 
 def bill(catalog: Catalog, config: Config) -> Bill | None:
-    """The monthly :class:`Bill` of a configuration (every client); None when a part is unpriced."""
+    """The monthly :class:`Bill` of a configuration (every client); None when a part is unpriced.
+    Its ``pricing`` says which rate each part used (:func:`iolab.plan.pricing.priced`)."""
     n = config.clients
     vm = vm_price(catalog.vms[config.vm] if config.vm is not None else None)
     if vm is None:
         return None
-    total = Bill(vm=vm * n)
+    total = Bill(vm=vm * n, pricing=tuple(catalog.pricing.items()))
     for group in config.groups():
         sku = catalog.disk(group.sku)
         if isinstance(sku, DiskSku):

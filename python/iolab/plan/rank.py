@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..units import format_duration, format_ops, format_size
-from .config import Config
+from .config import Config, with_vm_facts
 from .cost import Bill, bill, unpriced
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
@@ -149,7 +149,7 @@ class Plan:
             doc["checked"] = self.checked
         if not self.candidates:
             doc["nearest"] = [m.to_json() for m in self.nearest]
-        return doc
+        return with_vm_facts(doc, self.requirements.catalog)
 
 
 @dataclass

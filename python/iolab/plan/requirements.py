@@ -42,6 +42,8 @@ from ..schema import (FrozenModel, PositiveDuration, PositiveOps, PositiveRate, 
 
 __all__ = [
     "Require",
+    "VmRequire",
+    "Pricing",
     "Search",
     "PoolVolume",
     "PoolRequest",
@@ -52,7 +54,7 @@ __all__ = [
     "NCONNECT",
 ]
 
-TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool", "workloads")
+TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool", "workloads", "pricing")
 """The keys a requirements file may have at its top level."""
 DEFAULT_REGION = "eastus"
 """The Azure region whose prices a plan uses unless told (``--region``)."""
@@ -104,6 +106,54 @@ class LatencyBound(FrozenModel):
         return {k: v for k, v in out.items() if v is not None}
 
 
+class VmRequire(FrozenModel):
+    """``require.vm``: what the client VM must be. ``arch`` (``x86_64`` or ``arm64``),
+    ``min_vcpus`` / ``max_vcpus`` (active vCPUs), ``min_memory`` (bytes), ``families`` (only
+    these series, as Azure names them: ``Esv5``, ``Easv5``; a constrained-core size belongs
+    to its parent's series) and ``exclude`` (VM ids, globs or series to leave out);
+    ``licensed_cores``: a software licence's price per active vCPU per month, added to each
+    VM's monthly cost, so that fewer cores can win."""
+
+    arch: Literal["x86_64", "arm64"] | None = None
+    min_vcpus: int | None = Field(None, ge=1)
+    max_vcpus: int | None = Field(None, ge=1)
+    min_memory: PositiveSize | None = None
+    families: list[str] | None = Field(None, min_length=1)
+    exclude: list[str] = Field(default_factory=list)
+    licensed_cores: float | None = Field(None, ge=0)
+
+    @model_validator(mode="after")
+    def _range(self) -> "VmRequire":
+        if self.min_vcpus and self.max_vcpus and self.min_vcpus > self.max_vcpus:
+            raise ValueError(f"min_vcpus {self.min_vcpus} is above max_vcpus {self.max_vcpus}")
+        return self
+
+
+PricingModel = Literal["payg", "reserved-1y", "reserved-3y", "savings-1y", "savings-3y"]
+Fraction = Annotated[float, BeforeValidator(_fraction), Field(ge=0, lt=1)]
+
+
+class Discount(FrozenModel):
+    """A negotiated discount per part of the bill (fractions: ``0.1`` or ``10%``)."""
+
+    vm: Fraction = 0.0
+    disks: Fraction = 0.0
+    shares: Fraction = 0.0
+
+
+class Pricing(FrozenModel):
+    """``pricing:``: how the buyer pays. ``model``: pay-as-you-go (``payg``, the default),
+    a reservation (``reserved-1y``, ``reserved-3y``) or a savings plan (``savings-1y``,
+    ``savings-3y``), which apply to the VMs (disks and shares stay at their pay-as-you-go
+    price); ``hybrid_benefit``: the VMs' Windows or SQL licences are brought (Azure Hybrid
+    Benefit), so the compute rate is the Linux one iolab prices; ``discount``: a negotiated
+    discount per part, taken off after the model's rate."""
+
+    model: PricingModel = "payg"
+    hybrid_benefit: bool = False
+    discount: Discount = Field(default_factory=Discount)
+
+
 class Require(FrozenModel):
     """What the workload needs, all totals across clients.
 
@@ -114,7 +164,8 @@ class Require(FrozenModel):
     capacity (a share's size; with disks, the striped disks' total across all clients).
     ``max_utilization``: no resource may be busier than this at the load (default 0.8).
     ``durable``: writes must be on the disks when acknowledged (default true), so host
-    caching ReadWrite is not tried unless it is false.
+    caching ReadWrite is not tried unless it is false. ``vm``: what the client VM must be
+    (:class:`VmRequire`).
     """
 
     iops: PositiveOps | None = None
@@ -123,6 +174,7 @@ class Require(FrozenModel):
     capacity: PositiveSize | None = None
     max_utilization: Annotated[float, BeforeValidator(_fraction), Gt(0), Le(1)] = MAX_UTILIZATION
     durable: bool = True
+    vm: VmRequire | None = None
     percentiles: dict[str, float] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="before")
@@ -266,12 +318,27 @@ class Requirements:
     region: str = DEFAULT_REGION
     name: str | None = None
     workloads: tuple["Requirements", ...] = ()
+    pricing: Pricing = Pricing()
 
-    def in_region(self, region: str) -> "Requirements":
-        """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`)."""
-        catalog = self.catalog.in_region(region)
-        parts = tuple(replace(w, catalog=catalog, region=region) for w in self.workloads)
-        return replace(self, catalog=catalog, region=region, workloads=parts)
+    def in_region(self, region: str, model: str | None = None) -> "Requirements":
+        """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`)
+        as the buyer pays (``pricing:``, its ``model`` overridden by ``model``; the VMs'
+        licences per core of ``require.vm.licensed_cores``): :func:`iolab.plan.pricing.priced`."""
+        from .pricing import priced
+
+        pricing = self.pricing if model is None else self.pricing.model_copy(update={"model": model})
+        catalog = priced(self.catalog.in_region(region), pricing, self.licensed_cores())
+        parts = tuple(replace(w, catalog=catalog, region=region, pricing=pricing) for w in self.workloads)
+        return replace(self, catalog=catalog, region=region, workloads=parts, pricing=pricing)
+
+    def vm_requires(self) -> tuple[VmRequire, ...]:
+        """Every ``require.vm`` of the file (one per workload that gives one)."""
+        parts = self.workloads or (self,)
+        return tuple(p.require.vm for p in parts if p.require is not None and p.require.vm is not None)
+
+    def licensed_cores(self) -> float:
+        """The licence price per active vCPU per month the VMs carry (0 when none is given)."""
+        return max((v.licensed_cores or 0.0 for v in self.vm_requires()), default=0.0)
 
     def summary(self) -> dict:
         """What the file asks for, in base units (for ``iolab check``)."""
@@ -329,7 +396,8 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
         if key not in data:
             raise SchemaError("missing required field (a requirements file needs jobs and require, workloads, "
                               "or pool)", file=file, field=key)
-    req = _workload(data, file, base, catalog, search, clients)
+    req = replace(_workload(data, file, base, catalog, search, clients),
+                  pricing=validate(Pricing, data.get("pricing") or {}, file=file, root_field="pricing"))
     if search.kind == "any" and "caching" not in search.model_fields_set:
         req = replace(req, search=search.model_copy(update={"caching": safe_caching(req.require, req.jobs)}))
     return req
@@ -411,8 +479,9 @@ def _machine(data: dict, file: str, base: Path, catalog: Catalog, search: Search
             modes = safe_caching(req.require, req.jobs)  # type: ignore[arg-type]
         jobs = tuple(_named(j, name, len(req.jobs)) for j in req.jobs)
         parts.append(replace(req, jobs=jobs, search=search.model_copy(update={"caching": modes}), name=name))
+    pricing = validate(Pricing, data.get("pricing") or {}, file=file, root_field="pricing")
     return Requirements(file, tuple(j for p in parts for j in p.jobs), None, clients, search, catalog, None,
-                        tuple(x for p in parts for x in p.ignored), workloads=tuple(parts))
+                        tuple(x for p in parts for x in p.ignored), workloads=tuple(parts), pricing=pricing)
 
 
 def _named(job: ScenarioJob, workload: str, count: int) -> ScenarioJob:

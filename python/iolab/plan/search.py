@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..catalog import DiskSku, ProvisionedDisk
@@ -63,7 +63,41 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "P
         from .shares import search_shares
 
         batches += search_shares(req, wl, space.levels(req))
-    return rank(req, wl, batches, excluded, top, tail=tail)
+    return _arm_notice(req, rank(req, wl, batches, excluded, top, tail=tail), tail)
+
+
+ARM_NOTE = "Arm (arm64)"
+"""How the note that the cheapest answer is an Arm VM begins (the CLI prints it in bold)."""
+
+
+def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Plan:
+    """``result`` with a note on #1 when it runs on an Arm VM and the requirements do not
+    state ``require.vm.arch``: software built only for x86_64 does not run there, so the
+    note names the cheapest x86_64 answer (planned again with ``arch: x86_64`` when none of
+    the candidates shown is x86_64)."""
+    if not result.candidates or any(v.arch for v in req.vm_requires()):
+        return result
+    first = result.candidates[0]
+    if first.config.vm is None or req.catalog.vms[first.config.vm].arch != "arm64":
+        return result
+    x86 = next((c for c in result.candidates if c.config.vm and req.catalog.vms[c.config.vm].arch == "x86_64"), None)
+    where = f" (#{x86.rank})" if x86 is not None else ""
+    if x86 is None and req.require is not None:
+        from .requirements import VmRequire
+
+        need = (req.require.vm or VmRequire()).model_copy(update={"arch": "x86_64"})
+        again = plan(replace(req, require=req.require.model_copy(update={"vm": need})), 1, tail)
+        x86 = again.candidates[0] if isinstance(again, Plan) and again.candidates else None
+    if x86 is None:
+        alternative = "no x86_64 configuration meets the requirements"
+    else:
+        cost = "unpriced" if x86.monthly_cost is None else f"${x86.monthly_cost:,.2f}/month"
+        alternative = f"the cheapest x86_64 answer is {x86.config.describe()} at {cost}{where}"
+    note = (f"{ARM_NOTE}: {first.config.vm} is an Arm VM; software built only for x86_64 (SQL Server, Oracle "
+            f"Database) does not run on it. {alternative[0].upper()}{alternative[1:]}. State require.vm.arch "
+            "(x86_64 or arm64) to plan for one.")
+    first = replace(first, notes=(note, *first.notes))
+    return replace(result, candidates=(first, *result.candidates[1:]))
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:

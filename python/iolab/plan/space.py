@@ -9,13 +9,14 @@ raises :class:`~iolab.errors.SchemaError`; both name the file and the list entry
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Sequence
 
 from ..catalog import Catalog, ServiceLevel
 from ..errors import SchemaError, UnknownIdError, nearest
 from .requirements import Requirements
 
-__all__ = ["select", "vms", "skus", "levels"]
+__all__ = ["select", "vms", "skus", "levels", "series", "fits"]
 
 _GLOB = set("*?[")
 
@@ -45,8 +46,41 @@ def select(patterns: Sequence[str] | None, known: Iterable[str], kind: str, *, f
 
 
 def vms(req: Requirements) -> list[str]:
-    """VM sizes to search."""
-    return select(req.search.vms, req.catalog.vms, "VM size", file=req.file, field="search.vms")
+    """VM sizes to search: the allow-list's, less those ``require.vm`` rules out."""
+    ids = select(req.search.vms, req.catalog.vms, "VM size", file=req.file, field="search.vms")
+    for need in req.vm_requires():
+        ids = [i for i in ids if fits(req.catalog.vms[i], need)]
+    return ids
+
+
+def series(size: str) -> str:
+    """The series Azure names a size by: ``Standard_E16-4as_v5`` is ``Easv5``."""
+    m = _SERIES.match(size)
+    return f"{m.group(1)}{m.group(2)}{m.group(3) or ''}" if m else size
+
+
+_SERIES = re.compile(r"^Standard_([A-Z]+)\d+(?:-\d+)?([a-z]*)(?:_(?!v\d+$)[A-Za-z0-9]+)*(?:_(v\d+))?$")
+
+
+def _named(size: str, patterns: Sequence[str]) -> bool:
+    """Whether a VM id or its series matches one of ``patterns`` (ids, globs or series)."""
+    names = (size.casefold(), series(size).casefold())
+    return any(fnmatch.fnmatchcase(n, p.casefold()) for p in patterns for n in names)
+
+
+def fits(vm, need) -> bool:
+    """Whether VM row ``vm`` meets ``require.vm`` (``need``)."""
+    if need.arch is not None and vm.arch != need.arch:
+        return False
+    if need.min_vcpus is not None and vm.vcpus < need.min_vcpus:
+        return False
+    if need.max_vcpus is not None and vm.vcpus > need.max_vcpus:
+        return False
+    if need.min_memory is not None and vm.memory < need.min_memory:
+        return False
+    if need.families is not None and not _named(vm.id, need.families):
+        return False
+    return not _named(vm.id, need.exclude)
 
 
 def skus(req: Requirements) -> list[str]:
