@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..service.plan import PlanOptions, PlanResult
 
 from ..units import format_duration, format_ops, format_rate, format_size
-from ..plan.labels import kind_line, money, near_miss_line, unpriced_line
+from ..plan.labels import kind_line, money, near_miss_line, other_line, unpriced_line
 from .pairing import given
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
@@ -214,7 +214,7 @@ def _explain(p: Plan) -> None:
     sections = (("near misses, closest first (cheaper than #1, but short of a requirement):",
                  [near_miss_line(m.near_json()) for m in p.near_misses]),
                 ("the best of each kind searched:", [kind_line(k.to_json()) for k in kinds]),
-                ("other options:", [m.describe() for m in dearer]),
+                ("other options:", [other_line(m.to_json()) for m in dearer]),
                 ("feasible, but without a price (ranked after every priced one):",
                  [unpriced_line(u.to_json(), doc_region) for u in p.unpriced]))
     for title, lines in sections:

@@ -25,7 +25,7 @@ from ..units import format_ops, format_rate, format_size
 from ..words import a
 
 __all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS",
-           "shortfall_words", "near_miss_line", "kind_line", "unpriced_line"]
+           "shortfall_words", "near_miss_line", "kind_line", "other_line", "unpriced_line"]
 
 ARCH_WORDS = {"arm64": "Arm"}
 """How a VM's architecture reads after its size, where it is not the usual x86-64."""
@@ -121,6 +121,11 @@ def kind_line(k: Mapping[str, Any]) -> str:
     rank = f"#{c['rank']} " if c.get("rank") else ""
     why = c.get("why") or "the answer"
     return f"{k.get('service') or k['kind']}: {rank}{config_label(c['config'])} ({money(c.get('monthly_cost'))}): {why}"
+
+
+def other_line(m: Mapping[str, Any]) -> str:
+    """A feasible but dearer option (``others[]`` with a ``why``) in one line."""
+    return f"{config_label(m['config'])} ({money(m.get('monthly_cost'))}/month): {m.get('why')}"
 
 
 def unpriced_line(u: Mapping[str, Any], region: str | None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..plan.labels import config_label, kind_line, money, near_miss_line, unpriced_line
+from ..plan.labels import config_label, kind_line, money, near_miss_line, other_line, unpriced_line
 from ..units import format_size
 from . import figures
 from .formats import latency, value
@@ -70,8 +70,7 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
                                                 for m in doc.get("rejected") or [] if m.get("config")]))
     kinds = [kind_line(k) for k in doc.get("best_by_kind") or [] if (k.get("candidate") or {}).get("config")]
     groups.append(("The best of each kind searched", kinds if len(kinds) > 1 else []))
-    groups.append(("Other options", [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}/month): {m['why']}"
-                                     for m in doc.get("others") or []
+    groups.append(("Other options", [other_line(m) for m in doc.get("others") or []
                                      if m.get("config") and m.get("why") and m.get("monthly_cost") is not None]))
     groups.append(("Feasible, but without a price (ranked after every priced one)",
                    [unpriced_line(u, doc.get("region")) for u in doc.get("unpriced") or [] if u.get("config")]))
