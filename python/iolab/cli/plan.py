@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from ..service.plan import PlanOptions, PlanResult
 
 from ..units import format_duration, format_ops, format_rate, format_size
-from ..plan.labels import kind_line, money, near_miss_line, other_line, unpriced_line
 from .pairing import given
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
@@ -120,6 +119,8 @@ class _Bar:
 
 
 def _money(x: float | None) -> str:
+    from ..plan.labels import money  # the planner loads only when a command plans
+
     return money(x)
 
 
@@ -142,6 +143,7 @@ def _say(x, markup: bool = True) -> None:
 
 
 def _print(p: Plan, file: Path) -> None:
+    from ..plan.labels import near_miss_line
     from ..plan.table import WORDS
 
     req, wl = p.requirements, p.workload
@@ -204,6 +206,8 @@ def _print(p: Plan, file: Path) -> None:
 def _explain(p: Plan) -> None:
     """Why not the others: the runners-up, the near misses (closest first), the best of each
     kind searched, the other options, the feasible ones without a price, what was not searched."""
+    from ..plan.labels import kind_line, near_miss_line, other_line, unpriced_line
+
     doc_region = p.requirements.region
     dearer = [m for m in p.others if m.feasible and m.monthly_cost is not None]
     kinds = p.best_by_kind if len(p.best_by_kind) > 1 else ()
