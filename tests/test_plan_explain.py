@@ -32,7 +32,8 @@ def test_near_misses_are_ordered_by_shortfall(plan):
     near = doc["near_misses"]
     assert [m["shortfall"] for m in near] == sorted(m["shortfall"] for m in near)
     first, second = near[0], near[1]
-    assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 3, "caching": "none"}]}
+    assert first["config"] == {"vm": "T_Big", "disks": [{"sku": "T_P", "count": 3, "caching": "none"}],
+                               "arch": "x86_64", "vcpus": 8, "memory": 32 * 2**30}
     assert first["shortfall"] == pytest.approx(1.125, abs=1e-4) and first["monthly_cost"] == 450.0
     assert first["lacks"] == ["the disks would be 90% busy at 5,400 IOPS, over the 80% allowed"]
     assert second["config"]["vm"] == "T_Small" and second["shortfall"] == pytest.approx(1.6875, abs=1e-4)

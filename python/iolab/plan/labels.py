@@ -37,10 +37,20 @@ def money(x: float | None) -> str:
 
 
 def vm_arch(config: Mapping[str, Any]) -> str | None:
-    """The VM's architecture as the configuration states it (its ``arch`` key: ``arm64``,
-    ``x86_64``), or None where it does not; nothing is guessed from the size's name."""
+    """The VM's architecture: as the configuration states it (its ``arch`` key, which a
+    plan's JSON carries from the VM's catalog row), else as the size's name gives it
+    (:func:`iolab.catalog.vm.arch_of`, the rule the catalog applies to rows that state
+    none), so a label reads the same from a plan's objects and from its JSON; None for a
+    generic client."""
     arch = config.get("arch")
-    return arch if isinstance(arch, str) and arch else None
+    if isinstance(arch, str) and arch:
+        return arch
+    vm = config.get("vm")
+    if isinstance(vm, str) and vm:
+        from ..catalog.vm import arch_of
+
+        return arch_of(vm)
+    return None
 
 
 def vm_label(config: Mapping[str, Any]) -> str | None:
