@@ -376,6 +376,9 @@ def check_rules(s: Scenario) -> None:
                     raise RuleViolation("performance-plus", f"performance plus exists only on the disk sizes the "
                                         f"catalog gives its limits ({_plus_skus(cat)}), not {sku.id}", file=f,
                                         field=f"{field}.performance_plus")
+                if vm is not None and not vm.takes(sku.tier):
+                    raise RuleViolation("disk-type", f"{vm.id} takes no {sku.tier} disks (it takes "
+                                        f"{', '.join(vm.disk_types or ())})", file=f, field=f"{field}.sku")
                 premium = sku.tier in ("premium", "premium-v2", "ultra")
                 if premium and vm is not None and not vm.premium_storage:
                     raise RuleViolation("premium-storage", f"{vm.id} does not take premium disks ({sku.id} is "

@@ -43,6 +43,9 @@ PriceStatus = Literal["priced", "missing", "unpublished", "own"]
 table has the figure for other regions but not this one (``missing``); no source publishes
 it in any region (``unpublished``); the user's catalog file sets it (``own``)."""
 
+EXTRA_TABLES = ("gcp",)
+"""Price tables beside ``prices.csv``, one per cloud (``gcp.csv`` with ``gcp-sources.yaml``,
+rebuilt by ``tools/catalog/gce.py``), in the same format with regions of their own."""
 _TABLE_FIELD = {("vms", "price_per_month"): ("price_per_hour", HOURS_PER_MONTH)}
 _FIXED = 7  # section,id,field,unit,currency,date,source
 
@@ -65,6 +68,9 @@ class PriceTable:
     regions: tuple[str, ...]
     rows: Mapping[tuple[str, str, str], tuple[str, ...]]
     sources: Mapping[str, Mapping[str, Any]]
+    #: Tables of other clouds' rows (``gcp.csv``), each with regions of its own, looked up
+    #: for a row this table does not have.
+    extra: tuple["PriceTable", ...] = ()
 
     @functools.cached_property
     def _column(self) -> dict[str, int]:
@@ -82,6 +88,10 @@ class PriceTable:
         and its status (``priced``, ``missing``, ``unpublished``)."""
         row = self.rows.get((section, ident, fld))
         if row is None:
+            for other in self.extra:
+                found = other.lookup(section, ident, fld, region)
+                if found[1] != "unpublished":
+                    return found
             return None, "unpublished"
         if region not in self._column:
             return None, "missing"
@@ -106,8 +116,14 @@ def price_table() -> PriceTable:
     folder = resources.files("iolab.catalog").joinpath("data", "prices")
     header, rows = read_rows(folder.joinpath("prices.csv").read_text(encoding="utf-8"))
     name = "iolab/catalog/data/prices/sources.yaml"
-    sources = parse_yaml(folder.joinpath("sources.yaml").read_bytes(), file=name).get("sources", {})
-    return PriceTable(tuple(header[_FIXED:]), rows, MappingProxyType(sources))
+    sources = dict(parse_yaml(folder.joinpath("sources.yaml").read_bytes(), file=name).get("sources", {}))
+    extra = []
+    for cloud in EXTRA_TABLES:
+        other, more = read_rows(folder.joinpath(f"{cloud}.csv").read_text(encoding="utf-8"))
+        named = f"iolab/catalog/data/prices/{cloud}-sources.yaml"
+        sources.update(parse_yaml(folder.joinpath(f"{cloud}-sources.yaml").read_bytes(), file=named).get("sources", {}))
+        extra.append(PriceTable(tuple(other[_FIXED:]), more, MappingProxyType({})))
+    return PriceTable(tuple(header[_FIXED:]), rows, MappingProxyType(sources), tuple(extra))
 
 
 def read_rows(text: str) -> tuple[list[str], Mapping[tuple[str, str, str], tuple[str, ...]]]:
@@ -148,6 +164,8 @@ def _has_price(row: Any, fld: str) -> bool:
         return False
     if fld == "price_per_mibps_month":
         return row.rate_per_tib is None and row.base_throughput is None
+    if fld in ("price_per_iops_month", "price_per_mbps_month") and getattr(row, "by_size", False):
+        return False  # a Persistent Disk's capacity price carries its IOPS and throughput (0 here)
     return True
 
 

@@ -1,4 +1,4 @@
-"""Azure VM sizes and their storage limits."""
+"""VM sizes (Azure) and machine types (Compute Engine) and their storage limits."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import NonNegativeFloat, PositiveInt, ValidationError, model_validator
 
-from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
+from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
 from .row import HOURS_PER_MONTH, CloudRow
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["Vm"]
+__all__ = ["Vm", "DiskLimits"]
 
 
 @lru_cache(maxsize=1)
@@ -23,6 +23,16 @@ def _price() -> TypeAdapter:
     from pydantic import TypeAdapter
 
     return TypeAdapter(NonNegativeFloat)
+
+
+class DiskLimits(FrozenModel):
+    """A machine type's own limits over all its disks of one type (Compute Engine publishes
+    reads and writes apart): ops/s and bytes/s."""
+
+    read_iops: PositiveOps
+    write_iops: PositiveOps
+    read_bandwidth: PositiveRate
+    write_bandwidth: PositiveRate
 
 
 class Vm(CloudRow):
@@ -44,6 +54,9 @@ class Vm(CloudRow):
       page gives them apart from the Premium SSD caps (None: the page gives none).
     - ``network_bandwidth``: aggregate egress bytes/s over all NICs (not guaranteed).
     - ``price_per_month``: a file may give ``price_per_hour`` instead (times 730).
+    - ``disk_types``: the disk types (tiers) the machine takes, None for every one (Azure
+      sizes); ``disk_limits``: its per-type caps over all its disks of that type, in place of
+      the uncached caps (Compute Engine: Persistent Disk limits per machine type).
 
     Raises (at validation) when a cap is given without its pair (IOPS without bandwidth)
     or a burst cap is below the baseline it bursts from.
@@ -70,6 +83,8 @@ class Vm(CloudRow):
     ultra_bandwidth: PositiveRate | None = None
     network_bandwidth: PositiveRate | None = None
     price_per_month: NonNegativeFloat | None = None
+    disk_types: tuple[str, ...] | None = None
+    disk_limits: dict[str, DiskLimits] | None = None
 
     alternatives: ClassVar = (frozenset({"price_per_month", "price_per_hour"}),)
 
@@ -102,9 +117,24 @@ class Vm(CloudRow):
                 raise ValueError("burst_iops/burst_bandwidth must not be below uncached_iops/uncached_bandwidth")
         if self.burst_kind is not None and self.burst_iops is None:
             raise ValueError("burst_kind needs burst_iops and burst_bandwidth (the limits it bursts to)")
+        for tier in self.disk_limits or {}:
+            if self.disk_types is not None and tier not in self.disk_types:
+                raise ValueError(f"disk_limits names {tier}, which is not among disk_types")
         if self.cached_iops is not None and self.cache_size is None:
             raise ValueError("cached_iops needs cache_size")
         return self
+
+    def takes(self, tier: str) -> bool:
+        """Whether disks of ``tier`` attach to this machine (every tier where the row lists none)."""
+        return self.disk_types is None or tier in self.disk_types
+
+    def disk_caps(self, tier: str) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """The machine's own (read, write) caps, each (ops/s, bytes/s), over its disks of
+        ``tier``; None where it has none of its own for that tier (the uncached caps apply)."""
+        lim = (self.disk_limits or {}).get(tier)
+        if lim is None:
+            return None
+        return (lim.read_iops, lim.read_bandwidth), (lim.write_iops, lim.write_bandwidth)
 
     @property
     def has_cache(self) -> bool:

@@ -302,6 +302,12 @@ def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
             text = f"{_ops(v[0])} IOPS / {format_rate(v[1])}" if v else "–"
         elif name.startswith("price_per_"):
             text = _price_text(row, name, cat)
+        elif isinstance(row, Vm) and name == "disk_limits":
+            text = "\n".join(f"{tier}: reads {_ops(x.read_iops)} IOPS, {_num(x.read_bandwidth, MiB)} MiB/s; writes "
+                             f"{_ops(x.write_iops)} IOPS, {_num(x.write_bandwidth, MiB)} MiB/s"
+                             for tier, x in (v or {}).items()) or "–"
+        elif isinstance(row, Vm) and name == "disk_types":
+            text = ", ".join(v) if v else "every type"
         elif isinstance(row, ServiceLevel) and name == "load_latency":
             text = _load_law(row)
         elif isinstance(row, ServiceLevel) and name == "clients":

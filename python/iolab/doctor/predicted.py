@@ -2,7 +2,7 @@
 (``--scenario``) or a default workload.
 
 Default workloads (one client of the service's cloud, :data:`DEFAULT_CLIENTS`: a
-Standard_D16s_v5, a 16-vCPU Compute Engine client for NetApp Volumes; a 16 TiB volume of the
+Standard_D16s_v5, a Compute Engine n2-standard-16 for NetApp Volumes; a 16 TiB volume of the
 mount's service at its top level — ANF Ultra, NetApp Volumes Extreme, Azure Files premium):
 
 * connections and SMB channels: 64 KiB random reads, 8 jobs × iodepth 16;
@@ -19,10 +19,8 @@ __all__ = ["DEFAULT_LEVELS", "default_scenario", "before_after"]
 
 DEFAULT_LEVELS = {"anf": "ultra", "gcnv": "extreme", "azure-files": "premium"}
 #: The default workload's client, of the service's own cloud: an Azure Standard_D16s_v5, and
-#: for NetApp Volumes a client of 16 vCPUs with 32 Gbit/s of egress (a Compute Engine
-#: n2-standard-16's default egress).
-DEFAULT_CLIENTS: dict[str, dict] = {"anf": {"vm": "Standard_D16s_v5"},
-                                    "gcnv": {"cpus": 16, "limits": {"network_bandwidth": "32Gbit/s"}}}
+#: for NetApp Volumes a Compute Engine n2-standard-16.
+DEFAULT_CLIENTS: dict[str, dict] = {"anf": {"vm": "Standard_D16s_v5"}, "gcnv": {"vm": "n2-standard-16"}}
 DEFAULT_JOBS = {
     "throughput": {"name": "reads-64k", "rw": "randread", "bs": "64k", "iodepth": 16, "numjobs": 8,
                    "ioengine": "libaio", "direct": 1},
