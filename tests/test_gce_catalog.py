@@ -140,3 +140,28 @@ def test_a_machine_takes_only_its_disk_types(iolab, tmp_path):
                                        rw="read", bs="1m"))
     r = iolab("check", path)
     assert r.code == 2 and "100 GiB gives at most 9,000 IOPS (rule: pd-ssd iops follows its size" in r.err
+
+
+def test_plan_on_google_cloud_answers_a_priced_configuration(iolab):
+    doc = iolab("plan", ROOT / "examples" / "gcnv-requirements.yaml", "--region", "us-central1", "--json").json()
+    assert doc["region"] == "us-central1"
+    best = doc["candidates"][0]
+    assert best["priced"] is True
+    cat = bundled_catalog().in_region("us-central1")
+    config = best["config"]
+    if "vm" in config and config["vm"]:
+        assert cat.vm(config["vm"]).cloud == "gcp"
+        vm_cost = cat.vm(config["vm"]).price_per_month * 4
+    else:
+        vm_cost = 0.0
+    disks = sum(cat.disk(d["sku"]).price_per_gib_month * -(-d["size"] // GiB) * d["count"] * 4
+                for d in config.get("disks", []))
+    assert all(cat.disk(d["sku"]).cloud == "gcp" for d in config.get("disks", []))
+    if "share" in config:
+        assert config["share"]["service"] == "gcnv"
+    else:  # the bill is the machines' and the disks' prices in us-central1, to the cent
+        assert best["monthly_cost"] == pytest.approx(vm_cost + disks, abs=0.02)
+    # every candidate of the plan is a Google Cloud one
+    for c in doc["candidates"]:
+        vm = c["config"].get("vm")
+        assert vm is None or cat.vm(vm).cloud == "gcp"
