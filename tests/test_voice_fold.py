@@ -6,7 +6,7 @@ import pytest
 
 from conftest import EXAMPLES
 
-GCNV = EXAMPLES / "gcnv-extreme-qos.yaml"  # 4 clients × 16 connections
+GCNV = EXAMPLES / "gcnv-extreme-qos.yaml"  # 4 n2-standard-16 clients × 16 connections
 
 
 def _rows(out: str) -> list[str]:
@@ -19,7 +19,10 @@ def test_predict_folds_64_connections_into_one_row(iolab):
     conn = [r for r in folded if "connection #" in r and "slots" not in r]
     assert len(conn) == 1 and "64 × client *: analytics: connection #*" in conn[0] and "8.0%" in conn[0]
     assert len([r for r in full if "connection #" in r and "slots" not in r]) == 64
-    assert len(full) - len(folded) == 2 * 63  # the connections and their slot limits
+    # the connections and their slot limits (64 rows each, one folded), and each client's
+    # network receive and cores (4 rows each, one folded)
+    assert len(full) - len(folded) == 2 * 63 + 2 * 3
+    assert any(r.startswith("│ 4 × client *: n2-standard-16 network receive") for r in folded)
 
 
 def test_simulate_folds_alike_rows_and_adds_their_throttled_time(iolab):

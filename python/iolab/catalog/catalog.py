@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar, Union
 
 from ..errors import UnknownIdError
+from .cloud import CLOUD_NAMES
 from .defaults import Defaults
 from .disk import DiskSku, ProvisionedDisk
 from .protocol import Protocol
@@ -59,6 +61,8 @@ class Catalog:
     #: Which rate each part of a bill uses (``{"vm": "reserved-3y", "disks": "payg", ...}``),
     #: set by :func:`iolab.plan.pricing.priced`; empty for list prices.
     pricing: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    #: The cloud whose rows alone this catalog holds (set by :meth:`of_cloud`), None for all.
+    cloud: str | None = None
 
     def vm(self, id: str) -> Vm:
         """The VM size ``id`` (``Standard_DS13``)."""
@@ -107,6 +111,18 @@ class Catalog:
         from .prices import in_region
 
         return in_region(self, region)
+
+    def of_cloud(self, cloud: str) -> "Catalog":
+        """This catalog with the VM sizes, disks and service levels of ``cloud`` alone
+        (``azure``, ``gcp``, ``aws``); protocols and the defaults belong to every cloud."""
+        kept = {name: MappingProxyType({k: r for k, r in getattr(self, name).items() if r.cloud == cloud})
+                for name in ("vms", "disks", "provisioned", "services")}
+        return dataclasses.replace(self, **kept, cloud=cloud)
+
+    def clouds(self) -> list[str]:
+        """The clouds that rows of this catalog belong to, in the order of :data:`CLOUD_NAMES`."""
+        found = {r.cloud for name in ("vms", "disks", "provisioned", "services") for r in getattr(self, name).values()}
+        return [c for c in CLOUD_NAMES if c in found]
 
     def section(self, name: str) -> Mapping[str, Row]:
         """The rows of one section by its name in a catalog file (``"vms"``, ``"disks"``, ...)."""

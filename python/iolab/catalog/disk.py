@@ -1,4 +1,5 @@
-"""Azure managed disks: fixed-size SKUs (P30, E10, S4) and provisioned ones (Premium SSD v2, Ultra)."""
+"""Disks: Azure fixed-size SKUs (P30, E10, S4) and provisioned ones (Premium SSD v2, Ultra); Google
+Cloud Persistent Disk (performance by size) and Hyperdisk (provisioned)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pydantic import NonNegativeFloat, PositiveFloat, PositiveInt, model_validat
 from ..errors import RuleViolation
 from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
 from ..units import GiB, TiB, format_ops, format_size
-from .row import Row
+from .row import CloudRow
 
 __all__ = ["DiskBurst", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
 
@@ -18,6 +19,11 @@ IO_UNIT = 256 * 1024
 """Azure counts an IO of up to 256 KiB as one; larger IOs count as multiples of it."""
 HOST_CACHE_MAX_SIZE = 4 * TiB
 """Host caching exists only for disks smaller than this (4,096 GiB)."""
+
+
+def _mibps(rate: float) -> str:
+    """A bandwidth as Google's disk pages state it: MiB/s (``0.48 MiB/s``, ``1,200 MiB/s``)."""
+    return f"{rate / 2**20:,.6g} MiB/s"
 
 
 def _mbps(rate: float) -> str:
@@ -53,7 +59,7 @@ class PerformancePlus(NamedTuple):
     bandwidth: PositiveRate
 
 
-class DiskSku(Row):
+class DiskSku(CloudRow):
     """A fixed-size managed disk SKU: Premium SSD P1–P80, Standard SSD E1–E80, Standard HDD S4–S80.
 
     ``iops`` (ops/s, counted in ``io_unit`` bytes) and ``bandwidth`` (bytes/s) are the
@@ -85,7 +91,7 @@ class DiskSku(Row):
         return self.size < HOST_CACHE_MAX_SIZE
 
 
-class ProvisionedDisk(Row):
+class ProvisionedDisk(CloudRow):
     """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or Ultra.
 
     The rules, with their parameters from the catalog:
@@ -97,9 +103,18 @@ class ProvisionedDisk(Row):
       provisioned IOPS), never above ``max_bandwidth``.
 
     No host caching. Latencies are unloaded latencies (assumptions: not published).
+
+    ``by_size`` (Google Cloud Persistent Disk): the performance is not provisioned but follows
+    the size: ``iops_per_gib`` and ``bandwidth_per_gib`` times the size, plus the baseline
+    (which Compute Engine gives per VM: :meth:`caps` takes the share of it one disk gets), up
+    to ``max_iops`` and ``max_bandwidth``. A scenario may state lower figures than the size
+    gives (a plan's disks carry what they are planned for), never higher.
     """
 
-    tier: Literal["premium-v2", "ultra"]
+    tier: Literal["premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced",
+                  "hyperdisk-extreme"]
+    by_size: bool = False
+    bandwidth_per_gib: PositiveRate | None = None
     min_size: PositiveSize
     max_size: PositiveSize
     size_step: PositiveSize
@@ -126,11 +141,13 @@ class ProvisionedDisk(Row):
                 raise ValueError(f"{low} must not be above {high}")
         if (self.baseline_iops is None) != (self.baseline_bandwidth is None):
             raise ValueError("baseline_iops and baseline_bandwidth go together: give both or neither")
+        if self.by_size and self.bandwidth_per_gib is None:
+            raise ValueError("by_size needs bandwidth_per_gib (the throughput per GiB of size)")
         return self
 
     @property
     def host_caching(self) -> bool:
-        """Always False: neither Premium SSD v2 nor Ultra allows host caching."""
+        """Always False: neither Premium SSD v2, Ultra nor a Google Cloud disk has host caching."""
         return False
 
     # ---- rules
@@ -165,20 +182,43 @@ class ProvisionedDisk(Row):
             return self.min_size
         return self.round_size(math.ceil(iops / self.iops_per_gib) * GiB)
 
-    def max_caps(self, size: int) -> tuple[float, float]:
-        """The most (ops/s, bytes/s) a disk of ``size`` bytes can be provisioned with."""
+    def max_caps(self, size: int, baseline_share: float = 1.0) -> tuple[float, float]:
+        """The most (ops/s, bytes/s) a disk of ``size`` bytes can be provisioned with (a
+        ``by_size`` disk: what its size gives, with ``baseline_share`` of the baseline)."""
         self.check_size(size)
+        if self.by_size:
+            gib = size / GiB
+            return (min(self.max_iops, (self.baseline_iops or 0.0) * baseline_share + self.iops_per_gib * gib),
+                    min(self.max_bandwidth, (self.baseline_bandwidth or 0.0) * baseline_share
+                        + self.bandwidth_per_gib * gib))  # type: ignore[operator]
         iops = min(self.max_iops, max(self.baseline_iops or 0.0, self.iops_per_gib * size / GiB))
         return iops, min(self.max_bandwidth, self.bandwidth_per_iops * iops)
 
-    def caps(self, size: int, iops: float | None = None, bandwidth: float | None = None) -> tuple[float, float]:
+    def _sized_caps(self, size: int, iops: float | None, bandwidth: float | None,
+                    baseline_share: float) -> tuple[float, float]:
+        """:meth:`caps` of a ``by_size`` disk: what the size gives, or the lower figures given."""
+        most_iops, most_bandwidth = self.max_caps(size, baseline_share)
+        for name, value, most, text in (("iops", iops, most_iops, format_ops),
+                                        ("bandwidth", bandwidth, most_bandwidth, _mibps)):
+            if value is not None and value > most * (1 + 1e-9):
+                rule = (f"{self.id} {name} follows its size: {self.iops_per_gib:g} IOPS and "
+                        f"{_mibps(self.bandwidth_per_gib)} per GiB")  # type: ignore[arg-type]
+                raise RuleViolation(rule, f"{format_size(size)} gives at most {text(most)}")
+        return float(iops if iops is not None else most_iops), float(bandwidth if bandwidth is not None
+                                                                      else most_bandwidth)
+
+    def caps(self, size: int, iops: float | None = None, bandwidth: float | None = None,
+             baseline_share: float = 1.0) -> tuple[float, float]:
         """The (ops/s, bytes/s) caps of a disk of ``size`` bytes provisioned with ``iops`` and ``bandwidth``.
 
         An omitted value takes the free baseline where there is one (Premium SSD v2:
         3,000 IOPS, 125 MB/s), otherwise the most the size (or the IOPS) allows (Ultra).
         Raises :class:`RuleViolation` naming the rule when a value is out of range, for
-        instance ``premium-v2 iops <= 500 per GiB above 6 GiB, up to 80,000``.
+        instance ``premium-v2 iops <= 500 per GiB above 6 GiB, up to 80,000``. A ``by_size``
+        disk has what its size gives (``baseline_share`` of the baseline), or lower figures given.
         """
+        if self.by_size:
+            return self._sized_caps(size, iops, bandwidth, baseline_share)
         most_iops, _ = self.max_caps(size)
         if iops is None:
             iops = self.baseline_iops if self.baseline_iops is not None else most_iops

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import io
 from collections.abc import Mapping
 from functools import lru_cache
@@ -28,7 +29,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from ..errors import UnknownIdError
+from .cloud import region_cloud
 from .row import HOURS_PER_MONTH, PRICE_FIELDS
 
 if TYPE_CHECKING:
@@ -38,11 +39,15 @@ __all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus
            "corrections", "dropped_reason"]
 
 DEFAULT_REGION = "eastus"
+"""The region whose prices Azure rows take unless told (the Azure cloud's default region)."""
 PriceStatus = Literal["priced", "missing", "unpublished", "own"]
 """How a row's price was set by :func:`in_region`: from the region's table (``priced``); the
 table has the figure for other regions but not this one (``missing``); no source publishes
 it in any region (``unpublished``); the user's catalog file sets it (``own``)."""
 
+EXTRA_TABLES = ("gcp",)
+"""Price tables beside ``prices.csv``, one per cloud (``gcp.csv`` with ``gcp-sources.yaml``,
+rebuilt by ``tools/catalog/gce.py``), in the same format with regions of their own."""
 _TABLE_FIELD = {("vms", "price_per_month"): ("price_per_hour", HOURS_PER_MONTH)}
 _FIXED = 7  # section,id,field,unit,currency,date,source
 
@@ -65,23 +70,34 @@ class PriceTable:
     regions: tuple[str, ...]
     rows: Mapping[tuple[str, str, str], tuple[str, ...]]
     sources: Mapping[str, Mapping[str, Any]]
+    #: Tables of other clouds' rows (``gcp.csv``), each with regions of its own, looked up
+    #: for a row this table does not have.
+    extra: tuple["PriceTable", ...] = ()
+
+    @functools.cached_property
+    def _column(self) -> dict[str, int]:
+        return {r: _FIXED + i for i, r in enumerate(self.regions)}
 
     def region(self, name: str) -> str:
-        """The table's name of region ``name`` (any case); raises :class:`UnknownIdError`
-        (exit 2) suggesting the nearest region names when the table has no such region."""
-        folded = name.strip().casefold().replace(" ", "")
-        for region in self.regions:
-            if region == folded:
-                return region
-        raise UnknownIdError("region", name, self.regions, field="--region")
+        """The name of region ``name`` (any case), a region of one of the clouds
+        (:func:`iolab.catalog.cloud.region_cloud`); raises :class:`UnknownIdError` (exit 2)
+        suggesting the nearest region names otherwise. A cloud's region that the table has no
+        column for has no prices (each is missing)."""
+        return region_cloud(name)[1]
 
     def lookup(self, section: str, ident: str, fld: str, region: str) -> tuple[Price | None, PriceStatus]:
         """The price of ``fld`` of row ``ident`` in ``region`` (a name from :attr:`regions`)
         and its status (``priced``, ``missing``, ``unpublished``)."""
         row = self.rows.get((section, ident, fld))
         if row is None:
+            for other in self.extra:
+                found = other.lookup(section, ident, fld, region)
+                if found[1] != "unpublished":
+                    return found
             return None, "unpublished"
-        cell = row[_FIXED + self.regions.index(region)]
+        if region not in self._column:
+            return None, "missing"
+        cell = row[self._column[region]]
         if not cell:
             return None, "missing"
         unit, currency, date, source = row[3:7]
@@ -123,8 +139,14 @@ def price_table() -> PriceTable:
     folder = resources.files("iolab.catalog").joinpath("data", "prices")
     header, rows = read_rows(folder.joinpath("prices.csv").read_text(encoding="utf-8"))
     name = "iolab/catalog/data/prices/sources.yaml"
-    sources = parse_yaml(folder.joinpath("sources.yaml").read_bytes(), file=name).get("sources", {})
-    return PriceTable(tuple(header[_FIXED:]), rows, MappingProxyType(sources))
+    sources = dict(parse_yaml(folder.joinpath("sources.yaml").read_bytes(), file=name).get("sources", {}))
+    extra = []
+    for cloud in EXTRA_TABLES:
+        other, more = read_rows(folder.joinpath(f"{cloud}.csv").read_text(encoding="utf-8"))
+        named = f"iolab/catalog/data/prices/{cloud}-sources.yaml"
+        sources.update(parse_yaml(folder.joinpath(f"{cloud}-sources.yaml").read_bytes(), file=named).get("sources", {}))
+        extra.append(PriceTable(tuple(other[_FIXED:]), more, MappingProxyType({})))
+    return PriceTable(tuple(header[_FIXED:]), rows, MappingProxyType(sources), tuple(extra))
 
 
 def read_rows(text: str) -> tuple[list[str], Mapping[tuple[str, str, str], tuple[str, ...]]]:
@@ -167,6 +189,8 @@ def _has_price(row: Any, fld: str) -> bool:
         return False
     if fld == "price_per_mibps_month":
         return getattr(row, "provisioned", False) or (row.rate_per_tib is None and row.base_throughput is None)
+    if fld in ("price_per_iops_month", "price_per_mbps_month") and getattr(row, "by_size", False):
+        return False  # a Persistent Disk's capacity price carries its IOPS and throughput (0 here)
     if fld == "price_per_iops_month" and hasattr(row, "provisioned"):
         return row.provisioned and row.iops_per_mibps is None
     return True

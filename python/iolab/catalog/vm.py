@@ -1,4 +1,4 @@
-"""Azure VM sizes and their storage limits."""
+"""VM sizes (Azure) and machine types (Compute Engine) and their storage limits."""
 
 from __future__ import annotations
 
@@ -8,22 +8,32 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import NonNegativeFloat, PositiveInt, ValidationError, model_validator
 
-from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
-from .row import HOURS_PER_MONTH, Row
+from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
+from .row import HOURS_PER_MONTH, CloudRow
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["Vm", "arch_of"]
+__all__ = ["Vm", "DiskLimits", "arch_of"]
 
-_SIZE = re.compile(r"^Standard_[A-Z]+\d+(?:-\d+)?([a-z]*)")
+_AZURE = re.compile(r"^Standard_[A-Z]+\d+(?:-\d+)?([a-z]*)")
+_AWS = re.compile(r"^[a-z]+\d+([a-z]*)(?:-[a-z]+)?\.")
+_GCP_ARM = re.compile(r"^(t2a|c4a|n4a)-")
 
 
 def arch_of(size: str) -> str:
-    """The CPU architecture Azure's size-name convention gives ``size``: ``arm64`` where its
-    additive features (the lower-case letters after the vCPU count) include ``p``."""
-    m = _SIZE.match(size)
-    return "arm64" if m and "p" in m.group(1) else "x86_64"
+    """The CPU architecture a size's name gives, by each cloud's naming convention: Azure,
+    ``arm64`` where the additive features (the lower-case letters after the vCPU count)
+    include ``p`` (``Standard_D16pls_v5``); AWS, where the letters after the generation
+    include ``g`` (Graviton: ``m7g.large``, ``c7gd.xlarge``); Google Cloud, the Arm families
+    (``t2a-``, ``c4a-``, ``n4a-``). ``x86_64`` otherwise."""
+    m = _AZURE.match(size)
+    if m:
+        return "arm64" if "p" in m.group(1) else "x86_64"
+    m = _AWS.match(size)
+    if m:
+        return "arm64" if "g" in m.group(1) else "x86_64"
+    return "arm64" if _GCP_ARM.match(size) else "x86_64"
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +45,17 @@ def _price() -> TypeAdapter:
     return TypeAdapter(NonNegativeFloat)
 
 
-class Vm(Row):
+class DiskLimits(FrozenModel):
+    """A machine type's own limits over all its disks of one type (Compute Engine publishes
+    reads and writes apart): ops/s and bytes/s."""
+
+    read_iops: PositiveOps
+    write_iops: PositiveOps
+    read_bandwidth: PositiveRate
+    write_bandwidth: PositiveRate
+
+
+class Vm(CloudRow):
     """One VM size (``Standard_DS13``) and the limits that bound its storage IO.
 
     - ``uncached_iops`` / ``uncached_bandwidth`` (ops/s, bytes/s): the cap over IO to
@@ -64,6 +84,9 @@ class Vm(Row):
     - ``parent``: for a constrained-core size (``Standard_E16-4s_v5``), the size whose
       memory, disk, IO and network limits and price it keeps; ``vcpus`` is then the active
       vCPU count (the count a per-core licence charges for).
+    - ``disk_types``: the disk types (tiers) the machine takes, None for every one (Azure
+      sizes); ``disk_limits``: its per-type caps over all its disks of that type, in place of
+      the uncached caps (Compute Engine: Persistent Disk limits per machine type).
 
     Raises (at validation) when a cap is given without its pair (IOPS without bandwidth)
     or a burst cap is below the baseline it bursts from.
@@ -93,6 +116,8 @@ class Vm(Row):
     arch: Literal["x86_64", "arm64"] = "x86_64"
     parent: str | None = None
     rates_per_hour: dict[Literal["reserved-1y", "reserved-3y", "savings-1y", "savings-3y"], NonNegativeFloat] | None = None
+    disk_types: tuple[str, ...] | None = None
+    disk_limits: dict[str, DiskLimits] | None = None
 
     alternatives: ClassVar = (frozenset({"price_per_month", "price_per_hour"}),)
 
@@ -132,9 +157,24 @@ class Vm(Row):
                 raise ValueError("burst_iops/burst_bandwidth must not be below uncached_iops/uncached_bandwidth")
         if self.burst_kind is not None and self.burst_iops is None:
             raise ValueError("burst_kind needs burst_iops and burst_bandwidth (the limits it bursts to)")
+        for tier in self.disk_limits or {}:
+            if self.disk_types is not None and tier not in self.disk_types:
+                raise ValueError(f"disk_limits names {tier}, which is not among disk_types")
         if self.cached_iops is not None and self.cache_size is None:
             raise ValueError("cached_iops needs cache_size")
         return self
+
+    def takes(self, tier: str) -> bool:
+        """Whether disks of ``tier`` attach to this machine (every tier where the row lists none)."""
+        return self.disk_types is None or tier in self.disk_types
+
+    def disk_caps(self, tier: str) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """The machine's own (read, write) caps, each (ops/s, bytes/s), over its disks of
+        ``tier``; None where it has none of its own for that tier (the uncached caps apply)."""
+        lim = (self.disk_limits or {}).get(tier)
+        if lim is None:
+            return None
+        return (lim.read_iops, lim.read_bandwidth), (lim.write_iops, lim.write_bandwidth)
 
     @property
     def has_cache(self) -> bool:

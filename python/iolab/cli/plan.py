@@ -23,7 +23,9 @@ from .pricing import PRICING_OPTION, PricingModel
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
 TOP_OPTION = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank.")
-REGION_OPTION = typer.Option("eastus", "--region", help="The Azure region whose prices to use.")
+REGION_OPTION = typer.Option(None, "--region", help="The region whose prices to use: an Azure region (eastus) or a "
+                             "Google Cloud one (us-central1); its cloud's parts alone are searched. Default: eastus, "
+                             "or the default region of the cloud the requirements' parts name.", metavar="REGION")
 CHECK_TOP_OPTION = typer.Option(10, "--check-top", min=1, max=1000,
                                 help="With latency percentiles required: how many of the cheapest candidates "
                                      "that pass on means to simulate.")
@@ -36,7 +38,7 @@ SEED_OPTION = typer.Option(1, "--seed", min=0, max=2**64 - 1,
                            help="Seed of the simulations (the same seed, the same plan).")
 
 
-def plan_options(ctx: typer.Context, *, top: int | None, region: str, check_top: int | None, sim_ios: int | None,
+def plan_options(ctx: typer.Context, *, top: int | None, region: str | None, check_top: int | None, sim_ios: int | None,
                  replications: int | None, seed: int | None, calibration: Path | None,
                  pricing: "PricingModel | None" = None, progress=None) -> "PlanOptions":
     """The plan service's options from a command line: an option the command line did not
@@ -59,7 +61,7 @@ def plan(
     json_: bool = JSON_OPTION,
     top: int = TOP_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
-    region: str = REGION_OPTION,
+    region: Optional[str] = REGION_OPTION,
     check_top: int = CHECK_TOP_OPTION,
     sim_ios: Optional[int] = SIM_IOS_OPTION,
     replications: int = REPLICATIONS_OPTION,

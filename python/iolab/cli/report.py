@@ -26,8 +26,8 @@ def report(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     calibration: Optional[Path] = CALIBRATION_OPTION,
     json_: bool = JSON_OPTION,
-    region: Optional[str] = typer.Option(None, "--region", help="plan: the Azure region whose prices to use "
-                                         "(default eastus).", show_default=False),
+    region: Optional[str] = typer.Option(None, "--region", help="plan: as plan --region (default: eastus, "
+                                         "or the default region of the requirements' cloud).", show_default=False),
     check_top: Optional[int] = typer.Option(None, "--check-top", min=1, max=1000, show_default=False,
                                             help="plan: as plan --check-top (default 10)."),
     sim_ios: Optional[int] = typer.Option(None, "--sim-ios", min=100, max=10**12, show_default=False,
@@ -66,7 +66,7 @@ def report(
             for option, value in plan_only.items():
                 refuse_alone(option, value, computed)
     check_output(output, force=force)
-    options = PlanOptions(top=top, region=region or "eastus", check_top=check_top, sim_ios=sim_ios,
+    options = PlanOptions(top=top, region=region, check_top=check_top, sim_ios=sim_ios,
                           replications=replications, seed=seed, calibration=calibration,
                           pricing=pricing.value if pricing else None)
     page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, plan=options)

@@ -1,4 +1,5 @@
-"""Azure managed disks on an Azure VM: disk caps (256 KiB IO units), VM cached/uncached caps,
+"""Managed disks on a VM: disk caps (256 KiB IO units), VM cached/uncached caps (a Compute
+Engine machine's own caps per disk type, reads and writes apart where they differ),
 host cache (ReadOnly, ReadWrite, None) with the warm hit ratio, striping, credit bursting.
 
 Rules (docs/model.md; sources in the catalog rows):
@@ -12,6 +13,8 @@ Rules (docs/model.md; sources in the catalog rows):
   the disk's caps are the raised ones; a credit burst stays only where it is above them.
 - On-demand bursting (Premium SSD P30 and larger, ``on_demand_bursting: true``): paid per
   burst transaction with no credit bucket, so the disk's burst caps are its sustained caps.
+- Persistent Disk (performance by size): the baseline is per VM, so each of a client's n
+  disks of one type gets 1/n of it.
 - Striping (RAID-0, stripe size s): an IO of b bytes touches ``ceil(b / s)`` members (one more
   when it is not aligned to the stripe), each carrying an equal part of it.
 """
@@ -42,11 +45,11 @@ class Member:
     write_latency: float
 
 
-def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk) -> tuple[Cap, int]:
+def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk, baseline_share: float = 1.0) -> tuple[Cap, int]:
     if isinstance(sku, ProvisionedDisk):
         size = g.size or sku.min_size
-        iops, bw = sku.caps(size, g.iops, g.bandwidth)
-        return Cap(iops, bw, IO_UNIT), size
+        iops, bw = sku.caps(size, g.iops, g.bandwidth, baseline_share)
+        return Cap(iops, bw, sku.io_unit or IO_UNIT), size
     plus = sku.performance_plus if g.performance_plus else None  # the scenario rules checked it exists
     iops, bw = g.iops or (plus or sku).iops, g.bandwidth or (plus or sku).bandwidth
     if g.on_demand_bursting and sku.burst and sku.burst.kind == "on-demand":
@@ -72,7 +75,7 @@ def members(s: Scenario, name: str, vol: DiskVolume, prefix: str) -> list[Member
     n = 0
     for i, g in enumerate(vol.disks):
         sku = resolve_disk(s.catalog, g.sku, file=s.file, field=f"volumes.{name}.disks[{i}].sku")
-        cap, size = _member_cap(g, sku)
+        cap, size = _member_cap(g, sku, 1.0 / _same_sku(s, sku.id))
         rl = g.latency if g.latency is not None else sku.read_latency
         wl = g.latency if g.latency is not None else sku.write_latency
         shown = f"{g.sku} performance plus" if g.performance_plus else g.sku
@@ -80,6 +83,13 @@ def members(s: Scenario, name: str, vol: DiskVolume, prefix: str) -> list[Member
             n += 1
             out.append(Member(f"{prefix}{name}: {shown} #{n}", sku.id, cap, size, rl, wl))
     return out
+
+
+def _same_sku(s: Scenario, sku: str) -> int:
+    """Disks of ``sku`` the scenario attaches to one client: a Persistent Disk's baseline is
+    per VM, so each gets this share of it."""
+    return max(1, sum(g.count for v in s.volumes.values() if isinstance(v, DiskVolume) for g in v.disks
+                      if g.sku.casefold() == sku.casefold()))
 
 
 def touched(nbytes: int, stripe: int, n: int) -> int:
@@ -128,8 +138,11 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: DiskVolume, jobs: li
             return (Visit(caps[0], part),)
         return (Fork(tuple((Visit(c, part),) for c in caps), choose=m, pick="random"),)
 
-    def uncached(nbytes: int) -> tuple[Step, ...]:
-        return (Visit(vm.uncached, nbytes),) if vm.uncached else ()
+    tier = resolve_disk(s.catalog, vol.disks[0].sku, file=s.file, field=f"volumes.{name}.disks[0].sku").tier
+
+    def uncached(nbytes: int, direction: str = "read") -> tuple[Step, ...]:
+        cap = vm.disk_cap(tier, direction)
+        return (Visit(cap, nbytes),) if cap else ()
 
     def cached(nbytes: int) -> tuple[Step, ...]:
         return (Visit(vm.cached, nbytes),) if vm.cached else ()
@@ -144,7 +157,7 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: DiskVolume, jobs: li
             disk_lat = max((m.read_latency if direction == "read" else m.write_latency) for m in ms) or disk_lat
             to_disk = stripe(nbytes) + (Visit(disk_delay, nbytes),)
             if caching == "none":
-                route = b.unloaded(uncached(nbytes) + to_disk, disk_delay, disk_lat)
+                route = b.unloaded(uncached(nbytes, direction) + to_disk, disk_delay, disk_lat)
                 b.add_class(Class("", job, direction, mix, nbytes, route))
                 continue
             assert hit_delay is not None

@@ -1,10 +1,11 @@
-"""A client VM's caps: uncached (IO to disks with caching None and cache misses), cached
+"""A client VM's caps: uncached (IO to disks with caching None and cache misses), a Compute
+Engine machine's own caps per disk type (reads and writes apart where they differ), cached
 (IO through the host cache), network egress (writes to file shares), network receive (reads
 from file shares), and its cores (``cpus``: ``clients.cpus``, else the VM's vCPUs)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..catalog import Vm
 from ..network import Burst, Cap
@@ -31,6 +32,17 @@ class ClientVm:
     receive: str | None = None
     cpus: int | None = None
     prefix: str = ""
+    #: The machine's own caps over its disks of one type (Compute Engine), by tier: the cap
+    #: ids that reads and that writes visit (one cap when the limits of both are the same).
+    tier_caps: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def disk_cap(self, tier: str, direction: str) -> str | None:
+        """The cap an IO to a disk of ``tier`` visits at the VM: the machine's own cap for the
+        tier and direction where it has one, else the uncached cap (None: no cap)."""
+        if tier in self.tier_caps:
+            read, write = self.tier_caps[tier]
+            return read if direction == "read" else write
+        return self.uncached
 
     def cores(self, b: Builder, limit: int | None = None) -> str | None:
         """The pool of this client's cores that a protocol stack (at most ``limit`` cores, its
@@ -78,5 +90,14 @@ def client_vm(b: Builder, s: Scenario, client: int) -> ClientVm:
     receive = b.cap(f"{p}{name} network receive", "receive", Cap(None, rb)) if rb else None
     cache_size = _limit(s, vm, "cache_size")
     cpus = s.clients.cpus or (vm.vcpus if vm else None)
+    tiers: dict[str, tuple[str, str]] = {}
+    for tier in (vm.disk_limits or {}) if vm else ():
+        (ri, rb), (wi, wb) = vm.disk_caps(tier)  # type: ignore[misc, union-attr]
+        if (ri, rb) == (wi, wb):
+            one = b.cap(f"{p}{name} {tier} limit", "vm", Cap(ri, rb, IO_UNIT))
+            tiers[tier] = (one, one)
+        else:
+            tiers[tier] = (b.cap(f"{p}{name} {tier} read limit", "vm", Cap(ri, rb, IO_UNIT)),
+                           b.cap(f"{p}{name} {tier} write limit", "vm", Cap(wi, wb, IO_UNIT)))
     return ClientVm(vm.id if vm else None, uncached, cached, network, int(cache_size) if cache_size else None,
-                    receive, cpus, p)
+                    receive, cpus, p, tiers)

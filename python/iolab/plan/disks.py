@@ -80,8 +80,13 @@ class Clients:
     max_disks: np.ndarray
 
     @classmethod
-    def of(cls, req: Requirements, ids: list[str], sizes: list[int]) -> "Clients":
+    def of(cls, req: Requirements, ids: list[str], sizes: list[int], tier: str | None = None) -> "Clients":
+        """The VM sizes ``ids``; for disks of ``tier`` (a Google Cloud disk type), each
+        machine's own caps for that tier (the lower of its read and write limits) as its
+        uncached caps, and whether it takes that tier as its premium support."""
         vms = [req.catalog.vms[i] for i in ids]
+        if tier is not None:
+            vms = [_tier_view(v, tier) for v in vms]
 
         def demand(vm: Vm, iops: float | None, bw: float | None) -> list[float]:
             cap = Cap(iops, bw, IO_UNIT) if (iops or bw) else None
@@ -98,6 +103,18 @@ class Clients:
             np.array([v.premium_storage for v in vms], dtype=bool),
             np.array([min(v.max_data_disks, limit) for v in vms], dtype=int),
         )
+
+
+def _tier_view(vm: Vm, tier: str) -> Vm:
+    """``vm`` as the planner sees it for disks of ``tier``: the machine's own caps for the
+    tier (the lower of reads' and writes') as its uncached caps, and premium support meaning
+    that it takes the tier."""
+    caps = vm.disk_caps(tier)
+    update: dict = {"premium_storage": vm.premium_storage and vm.takes(tier)}
+    if caps is not None:
+        (ri, rb), (wi, wb) = caps
+        update.update(uncached_iops=min(ri, wi), uncached_bandwidth=min(rb, wb))
+    return vm.model_copy(update=update)
 
 
 def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[str, np.ndarray],
@@ -192,7 +209,7 @@ def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> 
     """VMs that may attach ``sku`` with ``caching``: premium tiers need premium support;
     host caching needs a SKU under 4 TiB (never Premium SSD v2 or Ultra) and a VM with a cache."""
     ok = np.ones(len(clients.ids), dtype=bool)
-    if sku.tier in PREMIUM_TIERS:
+    if sku.tier in PREMIUM_TIERS or sku.cloud != "azure":  # another cloud's disks: the VMs that take the type
         ok &= clients.premium
     if caching != "none":
         ok &= bool(sku.host_caching) & (clients.cache_size > 0)

@@ -1,4 +1,5 @@
-"""Premium SSD v2 and Ultra: for every VM size × count, the cheapest provisioned IOPS and
+"""Premium SSD v2 and Ultra (and Google Cloud's Hyperdisk, and Persistent Disk, whose IOPS and
+throughput come with its size): for every VM size × count, the cheapest provisioned IOPS and
 throughput (and the size they need) that meet the requirement, solved rather than enumerated.
 
 At the required load each of ``n`` striped disks must carry ``I₁`` ops/s and ``B₁`` bytes/s
@@ -72,12 +73,15 @@ class _Solver:
         cap = (req.require.capacity or 0) / req.clients if req.require else 0
         self.cap_per_disk = cap / rows_n
         col = lambda get, none=np.nan: _column(skus, rows_s, get, none)  # noqa: E731
-        self.floor_i = col(lambda k: k.baseline_iops if k.baseline_iops is not None else k.min_iops)
-        self.floor_b = col(lambda k: k.baseline_bandwidth if k.baseline_bandwidth is not None else k.min_bandwidth)
+        # A Persistent Disk's baseline is per VM, shared by its disks: the plan counts none of it
+        # (its disks get their figures from their size alone, which the VM's share only raises).
+        free = lambda k: k.baseline_iops is not None and not k.by_size  # noqa: E731
+        self.floor_i = col(lambda k: k.baseline_iops if free(k) else k.min_iops)
+        self.floor_b = col(lambda k: k.baseline_bandwidth if free(k) else k.min_bandwidth)
         self.per_iops = col(lambda k: k.bandwidth_per_iops)
-        self.has_base = col(lambda k: 1.0 if k.baseline_iops is not None else 0.0) > 0
-        self.base_i = col(lambda k: k.baseline_iops or 0.0)
-        self.base_b = col(lambda k: k.baseline_bandwidth or 0.0)
+        self.has_base = col(lambda k: 1.0 if free(k) else 0.0) > 0
+        self.base_i = col(lambda k: k.baseline_iops if free(k) else 0.0)
+        self.base_b = col(lambda k: k.baseline_bandwidth if free(k) else 0.0)
         self.iops_per_gib = col(lambda k: k.iops_per_gib)
         self.min_size = col(lambda k: k.min_size)
         self.size_step = col(lambda k: k.size_step)

@@ -109,7 +109,13 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
     provisioned = [cat.provisioned[s] for s in sku_ids if s in cat.provisioned]
     st = Streams.of(wl)
     clients = Clients.of(req, vm_ids, st.sizes)
-    batches = search_fixed(req, wl, clients, st, fixed) + search_provisioned(req, wl, clients, st, provisioned)
+    batches = search_fixed(req, wl, clients, st, fixed)
+    by_tier: dict[str | None, list] = {}
+    for sku in provisioned:  # another cloud's disk types: each machine's own caps for the type
+        by_tier.setdefault(sku.tier if sku.cloud != "azure" else None, []).append(sku)
+    for tier, skus in by_tier.items():
+        batches += search_provisioned(req, wl, clients if tier is None else Clients.of(req, vm_ids, st.sizes, tier),
+                                      st, skus)
     return batches, _excluded(req, clients, fixed + provisioned, batches)  # type: ignore[operator]
 
 

@@ -36,12 +36,12 @@ class PlanOptions:
     option given where it has no effect is refused (``top`` for a pool plan, the
     simulation's options for requirements that bound no percentile).
 
-    ``region``: whose prices; ``pricing``: a pricing model's name (``payg``,
+    ``region``: whose prices (None: the default region of the requirements' cloud); ``pricing``: a pricing model's name (``payg``,
     ``reserved-3y``...), overriding the requirements' ``pricing.model``; ``calibration``: a calibration file whose catalog
     values apply; ``progress(done, total, fraction)``: told as candidates are simulated."""
 
     top: int | None = None
-    region: str = "eastus"
+    region: str | None = None
     pricing: str | None = None
     check_top: int | None = None
     sim_ios: int | None = None

@@ -1,0 +1,187 @@
+"""Compute Engine machine types and Google Cloud disks: the generated rows match their sources,
+the prices hold their invariants, and the published figures come out of predict.
+
+Published figures (tolerances stated per test):
+  [gcpdiag]   GoogleCloudPlatform/gcpdiag gcpdiag/runbook/gce/disk_performance_benchmark/
+              limits_per_gb.json and n-family.json (commit af187502, 2024-08-21), Google's copy of
+              compute/docs/disks/performance: pd-ssd 30 IOPS and 0.48 MiB/s per GiB plus 6,000 IOPS
+              and 240 MiB/s per VM; N2 with 8-15 vCPUs: pd-ssd 15,000 IOPS and 800 MiB/s.
+  [hdb]       compute/docs/disks/hd-types/hyperdisk-balanced: up to 160,000 IOPS and 2,400 MiB/s
+              per volume; 3,000 IOPS and 140 MiB/s included.
+  [bandwidth] compute/docs/network-bandwidth: 2 Gbit/s per vCPU; a C3 VM with 22 vCPUs: 23 Gbit/s.
+  [cyclenerd] Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml (fd66b26f, 2026-07-30):
+              n2-standard-32 $1.553888 an hour in us-central1; pd-ssd $0.17 per GiB-month.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+from iolab.catalog import bundled_catalog
+
+sys.path.insert(0, str(ROOT / "tools" / "catalog"))
+import gce  # noqa: E402
+
+GiB, MiB = 2**30, 2**20
+
+PD_SCENARIO = """version: 1
+clients: {{vm: {vm}}}
+volumes:
+  data:
+    disks: [{disk}]
+jobs:
+  - {{rw: {rw}, bs: {bs}, iodepth: 64, numjobs: 4, ioengine: libaio, direct: 1}}
+"""
+
+
+def _predict(iolab, tmp_path, **fields):
+    path = tmp_path / "s.yaml"
+    path.write_text(PD_SCENARIO.format(**fields))
+    r = iolab("predict", path, "--json")
+    assert r.code == 0, r.err
+    return r.json()
+
+
+def test_generated_files_are_what_the_sources_give():
+    assert gce.main(["--check"]) == 0
+
+
+def test_bundled_prices_hold_the_invariants():
+    text = (ROOT / "python" / "iolab" / "catalog" / "data" / "prices" / "gcp.csv").read_text()
+    regions, rows = gce.read_table(text)
+    gce.check_prices(regions, rows)
+    assert len(rows) > 150 and "us-central1" in regions
+
+
+@pytest.mark.parametrize("break_it,message", [
+    (lambda t: t.update({"n2-standard-32": t["n2-standard-8"] * 0.5}), "n2-standard-32 costs less than n2-standard-16"),
+    (lambda t: t.update({"n2-highcpu-8": t["n2-standard-8"] * 1.01}), "n2-highcpu-8 costs more than n2-standard-8"),
+    (lambda t: t.update({"n2-standard-8": -1.0}), "is not a positive price"),
+])
+def test_invariants_catch_a_broken_price(break_it, message):
+    regions, rows = gce.read_table((ROOT / "python" / "iolab" / "catalog" / "data" / "prices" / "gcp.csv").read_text())
+    col = 7 + regions.index("us-central1")
+    hourly = {r[1]: float(r[col]) for r in rows if r[0] == "vms" and r[col]}
+    break_it(hourly)
+    for r in rows:
+        if r[0] == "vms" and r[1] in hourly:
+            r[col] = f"{hourly[r[1]]:.10g}"
+    with pytest.raises(gce.SourceError, match=message):
+        gce.check_prices(regions, rows)
+
+
+def test_machine_types_from_their_sources():
+    cat = bundled_catalog()
+    n2 = cat.vm("n2-standard-32")
+    assert (n2.cloud, n2.vcpus, n2.memory) == ("gcp", 32, 128 * GiB)
+    assert n2.network_bandwidth == pytest.approx(32e9 / 8)              # [bandwidth] 2 Gbit/s per vCPU, up to 32
+    assert cat.vm("c3-standard-22").network_bandwidth == pytest.approx(23e9 / 8)  # [bandwidth] the page's example
+    assert cat.vm("n2-standard-8").disk_caps("pd-ssd") == ((15000, 800 * MiB), (15000, 800 * MiB))  # [gcpdiag]
+    assert cat.vm("n2-standard-8").disk_caps("pd-standard") == ((5000, 800 * MiB), (15000, 400 * MiB))
+    families = {v.id.split("-")[0] for v in cat.vms.values() if v.cloud == "gcp"}
+    assert families == {"e2", "n2", "n2d", "n4", "c3", "c3d", "c4", "m3"}
+    assert not cat.vm("n4-standard-8").takes("pd-ssd") and cat.vm("n4-standard-8").takes("hyperdisk-balanced")
+    priced = cat.in_region("us-central1")
+    assert priced.vm("n2-standard-32").price_per_month == pytest.approx(1.553888 * 730)  # [cyclenerd]
+    assert priced.disk("pd-ssd").price_per_gib_month == pytest.approx(0.17)
+    # a Persistent Disk's capacity price carries its IOPS and throughput: nothing else to price
+    assert priced.disk("pd-ssd").price_per_iops_month == 0 and priced.disk("pd-ssd").price_per_mbps_month == 0
+
+
+def test_pd_ssd_iops_follow_the_size():
+    pd = bundled_catalog().disk("pd-ssd")
+    # [gcpdiag] 1,000 GiB: 30 x 1,000 + 6,000 = 36,000 IOPS; 0.48 x 1,000 + 240 = 720 MiB/s (exact)
+    assert pd.caps(1000 * GiB) == (36000.0, 720 * MiB)
+    # two such disks on one VM share the per-VM baseline
+    assert pd.caps(1000 * GiB, baseline_share=0.5) == (33000.0, 600 * MiB)
+
+
+def test_a_machines_cap_binds_pd_ssd(iolab, tmp_path):
+    # [gcpdiag] a 1,000 GiB pd-ssd gives 36,000 IOPS, but an N2 with 8 vCPUs takes 15,000: within 1 %
+    doc = _predict(iolab, tmp_path, vm="n2-standard-8", disk="{sku: pd-ssd, size: 1000GiB}", rw="randread", bs="4k")
+    assert doc["iops"] == pytest.approx(15000, rel=0.01)
+    assert doc["bottleneck"]["resource"] == "n2-standard-8 pd-ssd limit" and doc["bottleneck"]["kind"] == "vm"
+    # on 32 vCPUs (60,000 IOPS) the disk's own 36,000 binds: within 1 %
+    doc = _predict(iolab, tmp_path, vm="n2-standard-32", disk="{sku: pd-ssd, size: 1000GiB}", rw="randread", bs="4k")
+    assert doc["iops"] == pytest.approx(36000, rel=0.01) and doc["bottleneck"]["kind"] == "disk"
+
+
+def test_pd_standard_reads_and_writes_have_their_own_machine_limits(iolab, tmp_path):
+    # [gcpdiag] N2 with 8-15 vCPUs: pd-standard reads 5,000 IOPS, writes 15,000; a 10 TiB disk
+    # gives 7,680 IOPS by its size (0.75 per GiB), so reads stop at the machine's 5,000: within 1 %
+    doc = _predict(iolab, tmp_path, vm="n2-standard-8", disk="{sku: pd-standard, size: 10TiB}", rw="randread", bs="4k")
+    assert doc["iops"] == pytest.approx(5000, rel=0.01)
+    assert doc["bottleneck"]["resource"] == "n2-standard-8 pd-standard read limit"
+
+
+def test_hyperdisk_balanced_provisioned_limits(iolab, tmp_path):
+    hdb = bundled_catalog().disk("hyperdisk-balanced")
+    assert hdb.caps(1024 * GiB) == (3000.0, 140 * MiB)                 # [hdb] included performance
+    assert hdb.max_caps(64 * 1024 * GiB) == (160000.0, 2400 * MiB)     # [hdb] the most of one volume
+    doc = _predict(iolab, tmp_path, vm="n4-standard-16",
+                   disk="{sku: hyperdisk-balanced, size: 1TiB, iops: 10000, bandwidth: 500MiB/s}",
+                   rw="randread", bs="8k")
+    assert doc["iops"] == pytest.approx(10000, rel=0.01)              # the provisioned IOPS bind: within 1 %
+    assert doc["bottleneck"]["kind"] == "disk"
+
+
+def test_a_machine_takes_only_its_disk_types(iolab, tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(PD_SCENARIO.format(vm="n4-standard-8", disk="{sku: pd-ssd, size: 100GiB}", rw="read", bs="1m"))
+    r = iolab("check", path)
+    assert r.code == 2
+    assert r.err.strip() == (f"error: {path}: volumes.data.disks[0].sku: n4-standard-8 takes no pd-ssd disks (it "
+                             "takes hyperdisk-balanced) (rule: disk-type)")
+    path.write_text(PD_SCENARIO.format(vm="n2-standard-8", disk="{sku: pd-ssd, size: 100GiB, iops: 20000}",
+                                       rw="read", bs="1m"))
+    r = iolab("check", path)
+    assert r.code == 2 and "100 GiB gives at most 9,000 IOPS (rule: pd-ssd iops follows its size" in r.err
+
+
+def test_plan_on_google_cloud_answers_a_priced_configuration(iolab):
+    doc = iolab("plan", ROOT / "examples" / "gcnv-requirements.yaml", "--region", "us-central1", "--json").json()
+    assert doc["region"] == "us-central1"
+    best = doc["candidates"][0]
+    assert best["priced"] is True
+    cat = bundled_catalog().in_region("us-central1")
+    config = best["config"]
+    if "vm" in config and config["vm"]:
+        assert cat.vm(config["vm"]).cloud == "gcp"
+        vm_cost = cat.vm(config["vm"]).price_per_month * 4
+    else:
+        vm_cost = 0.0
+    disks = sum(cat.disk(d["sku"]).price_per_gib_month * -(-d["size"] // GiB) * d["count"] * 4
+                for d in config.get("disks", []))
+    assert all(cat.disk(d["sku"]).cloud == "gcp" for d in config.get("disks", []))
+    if "share" in config:
+        assert config["share"]["service"] == "gcnv"
+    else:  # the bill is the machines' and the disks' prices in us-central1, to the cent
+        assert best["monthly_cost"] == pytest.approx(vm_cost + disks, abs=0.02)
+    # every candidate of the plan is a Google Cloud one
+    for c in doc["candidates"]:
+        vm = c["config"].get("vm")
+        assert vm is None or cat.vm(vm).cloud == "gcp"
+
+
+def test_several_workloads_on_google_cloud_are_refused(iolab, tmp_path):
+    path = tmp_path / "w.yaml"
+    path.write_text("version: 1\nsearch: {kind: disks, vms: [n2-standard-8], skus: [pd-ssd]}\nworkloads:\n"
+                    "  data: {jobs: [{rw: randread, bs: 8k, iodepth: 8}], require: {iops: 1000}}\n")
+    r = iolab("plan", path)
+    assert r.code == 2
+    assert r.err.strip() == (f"error: {path}: workloads: several workloads on one machine are planned on Azure "
+                             "managed disks only; the search names Google Cloud (gcp) parts (search.vms[0] "
+                             "n2-standard-8, search.skus[0] pd-ssd)")
+
+
+def test_a_catalog_row_of_an_unknown_cloud_names_the_file_and_field(iolab, tmp_path):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("vms:\n  my-vm: {cloud: gpc, vcpus: 4, memory: 16GiB, max_data_disks: 8, premium_storage: true, "
+                    "source: mine (2026-01-01)}\n")
+    r = iolab("catalog", "list", "vms", "--catalog", mine)
+    assert r.code == 2 and f"{mine}" in r.err and "vms.my-vm.cloud" in r.err and "Traceback" not in r.err
+    assert mine.read_text().startswith("vms:")

@@ -1,0 +1,256 @@
+"""Rebuild the Compute Engine machine types and their Google Cloud prices from the saved sources.
+
+    python tools/catalog/gce.py [--check]
+
+Reads ``tools/catalog/sources/gce/`` (an extract of Cyclenerd/google-cloud-pricing-cost-calculator
+``pricing.yml`` and Google's gcpdiag disk-performance tables) and the hand-kept series rules
+``tools/catalog/gce_rules.yaml``, and writes
+
+- ``python/iolab/catalog/data/gce.yaml``: the machine types (``vms`` rows with ``cloud: gcp``):
+  vCPUs, memory, default egress, the disk types each takes and its Persistent Disk limits;
+- ``python/iolab/catalog/data/prices/gcp.csv`` and ``gcp-sources.yaml``: on-demand hourly prices
+  per region of those machine types and Persistent Disk / Hyperdisk Extreme capacity prices.
+
+Before writing, the prices pass the invariants of :func:`check_prices` (also run by
+tests/test_gce_catalog.py on the bundled files); ``--check`` only checks that the files on disk
+are what the sources give. The output depends on the sources only (sorted rows, numbers with
+10 significant digits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = ROOT / "tools" / "catalog" / "sources" / "gce"
+RULES = ROOT / "tools" / "catalog" / "gce_rules.yaml"
+DATA = ROOT / "python" / "iolab" / "catalog" / "data"
+HEADER = ["section", "id", "field", "unit", "currency", "date", "source"]
+DISK_IDS = {"pd-standard": "pd-standard", "pd-balanced": "pd-balanced", "pd-ssd": "pd-ssd",
+            "pd-extreme": "pd-extreme", "hyperdisk-extreme": "hyperdisk-extreme"}
+_TYPE = re.compile(r"^(?P<series>[a-z0-9]+)-(?P<shape>standard|highmem|highcpu|megamem|ultramem)-(?P<vcpus>\d+)$")
+
+
+class SourceError(ValueError):
+    """A source or a derived figure breaks an invariant; the message names the row."""
+
+
+def _num(x: float) -> str:
+    return f"{x:.10g}"
+
+
+def _pricing() -> dict:
+    return json.loads((SOURCES / "cyclenerd-pricing-extract.json").read_text(encoding="utf-8"))
+
+
+def _range_has(label: str, vcpus: int) -> bool:
+    """Whether a gcpdiag "VM vCPU count" label (``1``, ``2-7``, ``64 or more``, ``22``) covers ``vcpus``."""
+    label = label.strip()
+    if m := re.fullmatch(r"(\d+)\s*-\s*(\d+)", label):
+        return int(m[1]) <= vcpus <= int(m[2])
+    if m := re.fullmatch(r"(\d+) or more", label):
+        return vcpus >= int(m[1])
+    return label.isdigit() and int(label) == vcpus
+
+
+def pd_limits(rows: list[dict], machine: str, vcpus: int) -> dict | None:
+    """The one gcpdiag row of a disk type that covers ``machine`` (by machine type or vCPU
+    count) as ``{read_iops, write_iops, read_bandwidth, write_bandwidth}`` (MiB/s as text)."""
+    hits = [r for r in rows if r.get("Machine type") == machine
+            or ("VM vCPU count" in r and _range_has(r["VM vCPU count"], vcpus))]
+    if not hits:
+        return None
+    if len(hits) > 1:
+        raise SourceError(f"{machine}: {len(hits)} gcpdiag rows cover it")
+    r = hits[0]
+    return {"read_iops": r["Maximum read IOPS"], "write_iops": r["Maximum write IOPS"],
+            "read_bandwidth": f"{r['Maximum read throughput (MiBps)']}MiB/s",
+            "write_bandwidth": f"{r['Maximum write throughput (MiBps)']}MiB/s"}
+
+
+def egress(rule: dict, vcpus: int) -> float | None:
+    """Default egress (Gbit/s) of a machine type with ``vcpus`` by its series' rule."""
+    if "by_vcpus" in rule:
+        return rule["by_vcpus"].get(vcpus)
+    return min(rule["per_vcpu"] * vcpus, rule["max"])
+
+
+def machines(pricing: dict, rules: dict) -> dict[str, dict]:
+    """The catalog rows of every machine type of the series the rules name."""
+    tables = {name: json.loads((SOURCES / name).read_text(encoding="utf-8"))
+              for name in {s["pd"][0] for s in rules["series"].values() if "pd" in s}}
+    src = pricing["_source"]
+    out: dict[str, dict] = {}
+    for ident, row in sorted(pricing["instance"].items()):
+        m = _TYPE.match(ident)
+        if not m or m["series"] not in rules["series"]:
+            continue
+        series = rules["series"][m["series"]]
+        vcpus = int(row["cpu"])
+        if vcpus != int(m["vcpus"]):
+            raise SourceError(f"{ident}: pricing.yml gives {vcpus} vCPUs, its name {m['vcpus']}")
+        gbit = egress(series["egress"], vcpus)
+        doc: dict = {"cloud": "gcp", "vcpus": vcpus, "memory": f"{_num(row['ram'])}GiB",
+                     "max_data_disks": 127, "premium_storage": True,
+                     "disk_types": list(series["disk_types"])}
+        assumed = ["max_data_disks"]
+        if gbit is not None:
+            doc["network_bandwidth"] = f"{_num(gbit)}Gbit/s"
+            if series.get("egress_assumed"):
+                assumed.append("network_bandwidth")
+        limits = {}
+        if "pd" in series:
+            file, section = series["pd"]
+            for disk, rows in tables[file][section].items():
+                found = pd_limits(rows, ident, vcpus)
+                if found is not None and disk in series["disk_types"]:
+                    limits[disk] = found
+            doc["disk_limits"] = limits
+        doc["source"] = (f"{src['repository']} {src['path']} {src['commit'][:8]} ({src['date']}): vCPUs, memory; "
+                         f"egress: Compute Engine network-bandwidth page (2026-11-27)"
+                         + (f"; Persistent Disk limits: GoogleCloudPlatform/gcpdiag {series['pd'][0][8:]} "
+                            f"({series['pd'][1]}, 2024-08-21)" if "pd" in series else ""))
+        doc["assumptions"] = assumed
+        notes = []
+        missing = [d for d in series["disk_types"] if d not in limits]
+        if missing:
+            notes.append(f"no per-VM limits in the sources for {', '.join(missing)}: not capped by the VM")
+        if notes:
+            doc["notes"] = "; ".join(notes)
+        out[ident] = doc
+    return out
+
+
+def price_rows(pricing: dict, idents: Iterable[str]) -> tuple[list[str], list[list[str]]]:
+    """The price table's regions and rows: each machine type's on-demand hourly price, each
+    disk type's capacity price, per region (empty where pricing.yml has none)."""
+    rows: dict[tuple[str, str, str], dict[str, float]] = {}
+    for ident in idents:
+        rows[("vms", ident, "price_per_hour")] = {r: c["hour"] for r, c in pricing["instance"][ident]["cost"].items()
+                                                  if "hour" in c}
+    for disk, per_region in pricing["storage"].items():
+        rows[("provisioned", DISK_IDS[disk], "price_per_gib_month")] = dict(per_region)
+    regions = sorted({r for v in rows.values() for r in v})
+    units = {"price_per_hour": "USD/hour", "price_per_gib_month": "USD/GiB-month"}
+    date = pricing["_source"]["date"]
+    body = [[*key, units[key[2]], "USD", date, "cyclenerd", *[_num(v[r]) if r in v else "" for r in regions]]
+            for key, v in sorted(rows.items())]
+    return regions, body
+
+
+def check_prices(regions: list[str], rows: list[list[str]]) -> None:
+    """Raise :class:`SourceError` naming the row unless the prices hold the invariants:
+
+    - every price is a finite positive number, every row has a price in some region;
+    - within a series and shape (n2-standard), more vCPUs never cost less in a region;
+    - at the same series and vCPUs, highmem costs at least standard and standard at least highcpu;
+    - per GiB, pd-standard < pd-balanced < pd-ssd in every region that prices all three.
+    """
+    table: dict[tuple[str, str, str], dict[str, float]] = {}
+    for row in rows:
+        key = (row[0], row[1], row[2])
+        cells = {}
+        for region, cell in zip(regions, row[len(HEADER):]):
+            if not cell:
+                continue
+            value = float(cell)
+            if not math.isfinite(value) or value <= 0:
+                raise SourceError(f"{'/'.join(key)} in {region}: {cell} is not a positive price")
+            cells[region] = value
+        if not cells:
+            raise SourceError(f"{'/'.join(key)}: no region has a price")
+        table[key] = cells
+    vms = {k[1]: v for k, v in table.items() if k[0] == "vms"}
+    by_shape: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for ident in vms:
+        m = _TYPE.match(ident)
+        if m:
+            by_shape.setdefault((m["series"], m["shape"]), []).append((int(m["vcpus"]), ident))
+    for sizes in by_shape.values():
+        sizes.sort()
+        for (_, small), (_, big) in zip(sizes, sizes[1:]):
+            for region, price in vms[small].items():
+                if region in vms[big] and vms[big][region] < price:
+                    raise SourceError(f"{big} costs less than {small} in {region}")
+    for (series, shape), sizes in by_shape.items():
+        cheaper = {"highmem": "standard", "standard": "highcpu"}.get(shape)
+        for vcpus, ident in sizes:
+            other = f"{series}-{cheaper}-{vcpus}"
+            for region, price in vms[ident].items():
+                if other in vms and region in vms[other] and vms[other][region] > price:
+                    raise SourceError(f"{other} costs more than {ident} in {region}")
+    disks = [table.get(("provisioned", d, "price_per_gib_month"), {}) for d in ("pd-standard", "pd-balanced", "pd-ssd")]
+    for region in set(disks[0]) & set(disks[1]) & set(disks[2]):
+        if not disks[0][region] < disks[1][region] < disks[2][region]:
+            raise SourceError(f"per GiB, pd-standard < pd-balanced < pd-ssd does not hold in {region}")
+
+
+def read_table(text: str) -> tuple[list[str], list[list[str]]]:
+    """Regions and rows of a price table in the bundled CSV format."""
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader)
+    return header[len(HEADER):], [r for r in reader]
+
+
+def render(pricing: dict, rules: dict) -> dict[Path, str]:
+    """Every output file's path and text."""
+    vms = machines(pricing, rules)
+    regions, body = price_rows(pricing, vms)
+    check_prices(regions, body)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(HEADER + regions)
+    writer.writerows(body)
+    src = pricing["_source"]
+    head = ("# Compute Engine machine types (cloud: gcp).\n#\n"
+            "# GENERATED by tools/catalog/gce.py from tools/catalog/sources/gce/ and\n"
+            "# tools/catalog/gce_rules.yaml. Edit those and rerun; do not edit this file.\n#\n"
+            "# Memory in GiB; network: default per-VM egress (Tier_1 off); disk_limits: the per-VM\n"
+            "# Persistent Disk limits of the machine type (MiB/s = 2^20 B/s), reads and writes apart.\n"
+            f"# Sources: {src['repository']} {src['path']} commit {src['commit']} ({src['date']});\n"
+            "#   GoogleCloudPlatform/gcpdiag gcpdiag/runbook/gce/disk_performance_benchmark/*.json\n"
+            "#   (commit af187502, 2024-08-21); cloud.google.com/compute/docs/network-bandwidth.\n")
+    text = head + yaml.safe_dump({"vms": vms}, sort_keys=False, width=120, default_flow_style=None)
+    sources = {"sources": {"cyclenerd": {
+        "repository": src["repository"], "path": src["path"], "commit": src["commit"], "date": src["date"],
+        "secondary": True,
+        "describes": "Compute Engine on-demand hourly prices per region; Persistent Disk and Hyperdisk Extreme "
+                     "capacity per GiB-month (from Google's Cloud Billing Catalog)"}}}
+    return {DATA / "gce.yaml": text, DATA / "prices" / "gcp.csv": out.getvalue(),
+            DATA / "prices" / "gcp-sources.yaml":
+                "# The sources of gcp.csv. Generated by tools/catalog/gce.py; do not edit.\n"
+                + yaml.safe_dump(sources, sort_keys=False, width=120)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="Check that the bundled files are up to date.")
+    args = parser.parse_args(argv)
+    try:
+        files = render(_pricing(), yaml.safe_load(RULES.read_text(encoding="utf-8")))
+    except SourceError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    stale = [p for p, text in files.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+    if args.check:
+        for p in stale:
+            print(f"stale: {p.relative_to(ROOT)}", file=sys.stderr)
+        return 1 if stale else 0
+    for p, text in files.items():
+        p.write_text(text, encoding="utf-8")
+        print(f"wrote {p.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
