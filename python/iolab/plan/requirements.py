@@ -382,7 +382,8 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
                 raise SchemaError(f"a pool plan takes pool: alone; remove {other!r} (or plan one volume "
                                   "without pool:)", file=file, field=other)
         pool = validate(PoolRequest, data["pool"], file=file, root_field="pool")
-        return Requirements(file, (), None, 1, Search(kind="share"), catalog, pool)
+        pricing = validate(Pricing, data.get("pricing") or {}, file=file, root_field="pricing")
+        return Requirements(file, (), None, 1, Search(kind="share"), catalog, pool, pricing=pricing)
     search = validate(Search, data.get("search") or {}, file=file, root_field="search")
     clients = data.get("clients", 1)
     if isinstance(clients, float) and clients.is_integer():
