@@ -96,3 +96,14 @@ def test_pool_text_output(iolab, tmp_path):
     assert "t-pool" in r.out and "8 TiB" in r.out
     # An 8 TiB pool has 8 × 64 = 512 MiB/s; the volume takes 100.
     assert "412 MiB/s of the budget is unassigned" in r.out
+
+
+def test_a_negotiated_discount_on_shares_prices_the_pool(iolab, tmp_path):
+    # the 9 TiB pool above ($1,843.20 at $0.20 per GiB-month) with 10 % off shares: $1,658.88
+    path = tmp_path / "pool.yaml"
+    path.write_text("version: 1\npricing: {discount: {shares: 10%}}\npool:\n  service: anf\n  level: t-pool\n"
+                    "  volumes:\n    - {name: data, capacity: 8TiB, bandwidth: 100MiB/s}\n"
+                    "    - {name: log, capacity: 1TiB, bandwidth: 50MiB/s}\n")
+    r = iolab("plan", str(path), "--json", "--catalog", str(CATALOG))
+    assert r.code == 0, r.err
+    assert r.json()["candidates"][0]["monthly_cost"] == pytest.approx(9 * 1024 * 0.20 * 0.9)

@@ -404,7 +404,9 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
                                   "without pool:)", file=file, field=other)
         pool = validate(PoolRequest, data["pool"], file=file, root_field="pool")
         found, named = _cloud(None, catalog, file, pool)
-        return _scoped(Requirements(file, (), None, 1, Search(kind="share"), catalog, pool), found, named)
+        pricing = validate(Pricing, data.get("pricing") or {}, file=file, root_field="pricing")
+        return _scoped(Requirements(file, (), None, 1, Search(kind="share"), catalog, pool, pricing=pricing), found,
+                       named)
     search = validate(Search, data.get("search") or {}, file=file, root_field="search")
     clients = data.get("clients", 1)
     if isinstance(clients, float) and clients.is_integer():
