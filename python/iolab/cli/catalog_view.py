@@ -14,6 +14,7 @@ from ..catalog.row import Sourced
 from ..schema import unit_of
 from ..units import GiB, MiB, format_duration, format_rate, format_size
 from .catalog import Section
+from .common import console
 
 ASSUMED = "[dim]* assumption, not a published figure[/]"
 KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ServiceLevel: "service",
@@ -137,7 +138,8 @@ def _table(title: str, columns: list[str], caption: str = ASSUMED) -> Table:
     t = Table(title=title, header_style="bold", caption=caption, title_justify="left", box=None,
               pad_edge=False, caption_justify="left")
     for i, col in enumerate(columns):
-        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0, overflow="fold")
+        # ids stay whole unless the terminal is too narrow for every figure (then they fold too)
+        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0 and console.width >= 80, overflow="fold")
     return t
 
 
