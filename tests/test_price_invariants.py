@@ -194,8 +194,8 @@ def test_show_says_why_a_dropped_price_is_missing(iolab):
     text = " ".join(r.out.split())
     assert r.code == 0 and "failed the price check and was dropped ($0.1145 per vCPU-hour is 1.67x" in text
     # a price a region never published says so, as before
-    r = iolab("catalog show Standard_D4s_v5 --region us-central1")
-    assert "not published there" in " ".join(r.out.split())
+    r = iolab("catalog show ultra --region westeurope")
+    assert "missing in westeurope: not published there" in " ".join(r.out.split())
 
 
 def test_import_prices_refuses_what_breaks_the_invariants(iolab, tmp_path):
