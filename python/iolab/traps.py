@@ -246,14 +246,17 @@ def file_traps(data: Any, *, file: str | None) -> list[Trap]:
             for field, v in _bare_latencies(data, "")]
 
 
-def traps_of(loaded: Any) -> list[Trap]:
-    """Every warning about a loaded scenario or requirements file (``file`` and ``jobs``)."""
+def traps_of(loaded: Any, data: Any = None, base: Path | None = None) -> list[Trap]:
+    """Every warning about a loaded scenario or requirements file (``file`` and ``jobs``);
+    `data` is the file's parsed YAML (read again from ``file`` when not given, so text held
+    in memory passes its own) and `base` the directory its paths start from."""
     from .schema import load_yaml
 
-    data = load_yaml(loaded.file)
+    if data is None:
+        data = load_yaml(loaded.file)
     jobs = data.get("jobs") if isinstance(data, dict) else None
     out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
-                                                         base=Path(loaded.file).parent)
+                                                         base=base or Path(loaded.file).parent)
     if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
         out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
     return out
