@@ -18,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
+from .fio.options import MODELLED_OPTIONS
 from .inputs import read_text
 from .schema import (MAX_DURATION, MAX_OPS, MAX_RATE, MAX_SIZE, MIN_OPS, MIN_RATE, FrozenModel, load_yaml, name_text,
                      relative_files, top_level, validate)
@@ -181,7 +182,6 @@ class Scenario:
 
 _TOP = ("version", "clients", "volumes", "jobs", "catalog")
 #: fio options the fio module lists as not modelled that the model does use.
-MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
 
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
@@ -253,7 +253,7 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
     """Parse a ``jobs:`` list (fio options, ``fio:`` command lines, ``fio_file:`` paths)."""
     if not isinstance(raw, list) or not raw:
         raise SchemaError("expected a non-empty list of jobs", file=file, field="jobs")
-    from .compile.sizes import io_sizes  # the compiler imports this module
+    from .fio.sizes import io_sizes
 
     jobs: list[ScenarioJob] = []
     ignored: list[str] = []
