@@ -18,6 +18,7 @@ Floors, highest first (docs/architecture.md):
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -164,3 +165,50 @@ def test_the_check_finds_an_import_up_a_floor(tmp_path, monkeypatch, broken, fou
     edges = _edges()
     up = [(s, d) for s, d, *_ in edges if FLOORS[_unit(d)] < FLOORS[_unit(s)]]
     assert up and found.split()[-1] in up[0][1]
+
+
+# -- the simulator crate -------------------------------------------------------------------------
+
+CRATE = PACKAGE.parent.parent / "rust" / "src"
+
+#: the crate's modules, lowest first: a module uses only modules before it (the crate root,
+#: lib.rs, and the Python bindings sit on top)
+RUST_ORDER = ("error", "time", "index", "rng", "histogram", "input", "defs", "route", "program", "control",
+              "cap", "cache", "slots", "load", "series", "queue", "engine", "report", "bindings", "lib")
+
+_RUST_USE = re.compile(r"\bcrate::(?:\{([^}]*)\}|([a-z_]+))")
+
+
+def _rust_code(text: str) -> str:
+    """The crate file's code: comments, doc comments and the `#[cfg(test)] mod tests` block left out."""
+    text = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", text, flags=re.S)
+    return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+
+
+def test_every_crate_module_has_a_place():
+    modules = sorted(p.stem for p in CRATE.glob("*.rs"))
+    assert sorted(RUST_ORDER) == modules
+
+
+def _rust_wrong(crate: Path) -> list[str]:
+    rank = {m: i for i, m in enumerate(RUST_ORDER)}
+    wrong = []
+    for path in sorted(crate.glob("*.rs")):
+        me = path.stem
+        for m in _RUST_USE.finditer(_rust_code(path.read_text(encoding="utf-8"))):
+            names = [n.strip().split("::")[0] for n in (m.group(1) or m.group(2)).split(",") if n.strip()]
+            for name in names:
+                if name in rank and me in rank and rank[name] >= rank[me] and me != "lib":
+                    wrong.append(f"rust/src/{path.name}: {me} uses {name}")
+    return wrong
+
+
+def test_the_crate_modules_use_one_another_in_one_direction():
+    wrong = _rust_wrong(CRATE)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_crate_check_finds_a_use_up_the_chain(tmp_path):
+    (tmp_path / "cap.rs").write_text("use crate::defs::CapDef;\n// crate::engine in a comment\n"
+                                     "fn f() -> u64 { crate::engine::nearest(1.0) }\n")
+    assert _rust_wrong(tmp_path) == ["rust/src/cap.rs: cap uses engine"]
