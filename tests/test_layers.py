@@ -212,3 +212,29 @@ def test_the_crate_check_finds_a_use_up_the_chain(tmp_path):
     (tmp_path / "cap.rs").write_text("use crate::defs::CapDef;\n// crate::engine in a comment\n"
                                      "fn f() -> u64 { crate::engine::nearest(1.0) }\n")
     assert _rust_wrong(tmp_path) == ["rust/src/cap.rs: cap uses engine"]
+
+
+# -- the code map ---------------------------------------------------------------------------------
+
+MAP = PACKAGE.parent.parent / "docs" / "architecture.md"
+
+
+def _mapped() -> dict[str, int]:
+    """Each package docs/architecture.md names, with its floor."""
+    out = {}
+    for line in MAP.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\| (\d) [a-z]+ \| `([^`]+)` \|", line)
+        if m:
+            name = m.group(2).removesuffix("/").removesuffix(".py")
+            out[name] = int(m.group(1))
+    return out
+
+
+def test_the_code_map_names_every_package_and_only_those():
+    mapped = _mapped()
+    units = [u for u in _units() if u != "iolab"]
+    assert sorted(mapped) == sorted(units), (sorted(set(units) - set(mapped)), sorted(set(mapped) - set(units)))
+
+
+def test_the_code_map_gives_each_package_its_floor():
+    assert {name: floor for name, floor in _mapped().items()} == {name: FLOORS[name] for name in _mapped()}
