@@ -12,7 +12,7 @@ Floors, highest first (docs/architecture.md):
 5. inputs: ``scenario``, ``catalog``, ``fio``
 6. engines: ``analytic``, ``sim`` (and its compiled core ``_sim``)
 7. foundations: ``network``, ``units``, ``errors``, ``schema``, ``inputs``, ``outputs``,
-   ``filekind``, ``plot``, ``words``, and the package's own ``__init__``
+   ``filekind``, ``plot``, ``articles``, and the package's own ``__init__``
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ FLOORS: dict[str, int] = {
     **dict.fromkeys(("compile", "prediction", "phases", "bottleneck", "readout", "traps"), 4),
     **dict.fromkeys(("scenario", "catalog", "fio"), 5),
     **dict.fromkeys(("analytic", "sim", "_sim"), 6),
-    **dict.fromkeys(("network", "units", "errors", "schema", "inputs", "outputs", "filekind", "plot", "words",
+    **dict.fromkeys(("network", "units", "errors", "schema", "inputs", "outputs", "filekind", "plot", "articles",
                      "iolab"), 7),
 }
 

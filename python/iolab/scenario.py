@@ -23,7 +23,7 @@ from .inputs import read_text
 from .schema import (MAX_DURATION, MAX_OPS, MAX_RATE, MAX_SIZE, MIN_OPS, MIN_RATE, FrozenModel, load_yaml, name_text,
                      relative_files, top_level, validate)
 from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
-from .words import a
+from .articles import a
 
 __all__ = [
     "Size",

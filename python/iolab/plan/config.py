@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from ..scenario import Clients, DiskGroup, DiskVolume, Scenario, ShareVolume, check_rules
 from ..units import format_ops, format_rate, format_size
-from ..words import a
+from ..articles import a
 from .requirements import Requirements
 
 __all__ = ["DiskChoice", "ShareChoice", "Config", "VOLUME"]
