@@ -12,6 +12,7 @@ because they keep too few IOs in flight.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,8 @@ if TYPE_CHECKING:
     from .prediction import Prediction
     from .sim import Simulation
 
-__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS"]
+__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "rate_bound", "rate_words",
+           "think_words"]
 
 #: why a bottleneck was chosen: a cap at least 90 % busy, a full slot limit, fio's rate
 #: limit, the jobs' thinktime, or too few IOs in flight
@@ -83,8 +85,6 @@ class Bottleneck:
     def sentence(self, reach: str | None = None) -> str:
         """The bottleneck in one sentence; `reach` (predict's) says how many IOs in flight
         would come near the most the path allows."""
-        from .readout import rate_words
-
         tail = f"; {reach}" if reach else ""
         if self.why == "rate":
             words = rate_words(list(self.rate)) if self.rate else \
@@ -115,8 +115,6 @@ def _cap(text: str) -> str:
 def _held(network: Network, group_iops: dict[str, float], busiest: str | None, utilization: float,
           outstanding: float) -> Bottleneck:
     """Nothing saturated: held by fio's rate limit, the jobs' thinktime, or too few IOs."""
-    from .readout import rate_bound, think_words
-
     bound = tuple(rate_bound(network, group_iops))
     if bound:
         return Bottleneck("concurrency", "concurrency", utilization, "rate", busiest, bound, None, outstanding)
@@ -144,7 +142,7 @@ def of_simulation(network: Network, sim: Simulation, loads: dict[str, float] | N
     """The simulator's bottleneck by the same rule: the busiest cap when at least 90 % busy
     (at the rate it ran, burst or not), else a slot limit whose slots were nearly always all
     in use, else what holds the concurrency. ``utilization`` is predict's (``loads``, see
-    :func:`iolab.readout.cap_loads`) where given."""
+    :func:`iolab.sim_reading.cap_loads`) where given."""
     from .analytic import SATURATION
 
     loads = loads or {}
@@ -162,3 +160,40 @@ def of_simulation(network: Network, sim: Simulation, loads: dict[str, float] | N
     groups = {j.name: j.iops for j in sim.jobs if j.name} if sim.jobs else {network.jobs[0].group: sim.total.iops}
     return _held(network, groups, busiest.resource if busiest else None,
                  loads.get(busiest.id, busiest.utilization) if busiest else 0.0, outstanding)
+
+
+def rate_bound(network: Network, group_iops: dict[str, float], *, reach: float = 0.98) -> list[tuple[str, float]]:
+    """The scenario's jobs that run at fio's rate limit (``rate_iops`` or ``rate``): (job name, the
+    limit of all its clones in IOPS), for jobs whose IOPS reach `reach` of the limit."""
+    limits: dict[str, float] = defaultdict(float)
+    unlimited = set()
+    for j in network.jobs:
+        if j.rate:
+            limits[j.group] += j.rate
+        else:
+            unlimited.add(j.group)
+    return [(g, lim) for g, lim in limits.items()
+            if g not in unlimited and group_iops.get(g, 0.0) >= reach * lim]
+
+
+def think_words(network: Network) -> str | None:
+    """``the jobs' thinktime (fio's stall between IOs) holds it, not the storage: job app's
+    32 IO slots each wait 2 ms between IOs`` when some job thinks, else None."""
+    from .units import format_duration
+
+    slots: dict[str, list[float]] = {}
+    for j in network.jobs:
+        if j.think > 0:
+            s = slots.setdefault(j.group, [0.0, j.think])
+            s[0] += j.population
+    if not slots:
+        return None
+    jobs = "; ".join(f"job {g}'s {n:,.0f} IO slot{'s each' if n != 1 else ''} wait{'s' if n == 1 else ''} "
+                     f"{format_duration(z)} between IOs" for g, (n, z) in slots.items())
+    return f"the jobs' thinktime (fio's stall between IOs) holds it, not the storage: {jobs}"
+
+
+def rate_words(bound: list[tuple[str, float]]) -> str:
+    """``the rate limit (fio's rate_iops or rate) holds it, not the storage: job oltp at 4,000 IOPS``."""
+    jobs = "; ".join(f"job {g} at {lim:,.0f} IOPS" for g, lim in bound)
+    return f"the rate limit (fio's rate_iops or rate) holds it, not the storage: {jobs}"

@@ -101,7 +101,7 @@ def _print(phase: SimulatedPhase, path: Path, show_all: bool = False) -> None:
             console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {u.load:.0%} of its "
                           f"sustained rate on average over the run{left}.")
             continue
-        from ..readout import duration_needed
+        from ..sim_reading import duration_needed
 
         empty = "" if u.empty_in is None else f", empty in about {format_duration(u.empty_in)} at this rate"
         need = duration_needed(sim, u)

@@ -17,7 +17,7 @@ from .source import Source, as_source, load_scenario_source, warnings_of
 
 if TYPE_CHECKING:
     from ..network import Network
-    from ..readout import BucketTurn, BurstUse, CreditPhase, WarmUp
+    from ..sim_reading import BucketTurn, BurstUse, CreditPhase, WarmUp
     from ..scenario import Scenario
     from ..sim import Simulation
     from ..traps import Trap
@@ -103,7 +103,7 @@ class SimulatedPhase:
     @property
     def credit_phases(self) -> list[CreditPhase]:
         """The run split at the first bucket that emptied or filled (none when none did)."""
-        from ..readout import credit_phases
+        from ..sim_reading import credit_phases
 
         return credit_phases(self.sim, self.turns[0]) if self.turns else []
 
@@ -200,7 +200,7 @@ def simulate_file(source: Source | str | Path, options: SimulateOptions = Simula
     from ..errors import SchemaError
     from ..phases import duration as phase_duration, split
     from ..prediction import settle_mixes
-    from ..readout import bucket_turns, bursts, cap_loads, warm_ups
+    from ..sim_reading import bucket_turns, bursts, cap_loads, warm_ups
     from ..sim import simulate
     from ..traps import Trap
 

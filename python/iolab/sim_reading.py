@@ -1,5 +1,6 @@
 """Reading a simulation beside the model: each cap's utilization as ``predict`` defines it,
-the caps that ran on burst credits, and host caches still warming up.
+the caps that ran on burst credits, the buckets that emptied or filled within the run (and
+the burst and sustained rates on either side), and host caches still warming up.
 
 ``predict`` defines a cap's utilization as ``U = Σ X × D``: throughput times the demand of
 one IO at the cap's *sustained* rates. The simulator measures the share of time a cap was
@@ -19,8 +20,7 @@ if TYPE_CHECKING:
     from .network import Network
     from .sim import Simulation
 
-__all__ = ["cap_loads", "BurstUse", "bursts", "WarmUp", "warm_ups", "BURSTING", "rate_bound", "rate_words",
-           "think_words", "BucketTurn", "bucket_turns", "CreditPhase", "credit_phases", "duration_needed"]
+__all__ = ["cap_loads", "BurstUse", "bursts", "WarmUp", "warm_ups", "BURSTING", "BucketTurn", "bucket_turns", "CreditPhase", "credit_phases", "duration_needed"]
 
 #: a cap above this share of its sustained rate ran on burst credits
 BURSTING = 1.005
@@ -101,43 +101,6 @@ def warm_ups(network: Network, sim: Simulation, *, margin: float = 0.9) -> list[
         if got is not None and got < margin * warm:
             out.append(WarmUp(cache.label, got, warm))
     return out
-
-
-def rate_bound(network: Network, group_iops: dict[str, float], *, reach: float = 0.98) -> list[tuple[str, float]]:
-    """The scenario's jobs that run at fio's rate limit (``rate_iops`` or ``rate``): (job name, the
-    limit of all its clones in IOPS), for jobs whose IOPS reach `reach` of the limit."""
-    limits: dict[str, float] = defaultdict(float)
-    unlimited = set()
-    for j in network.jobs:
-        if j.rate:
-            limits[j.group] += j.rate
-        else:
-            unlimited.add(j.group)
-    return [(g, lim) for g, lim in limits.items()
-            if g not in unlimited and group_iops.get(g, 0.0) >= reach * lim]
-
-
-def think_words(network: Network) -> str | None:
-    """``the jobs' thinktime (fio's stall between IOs) holds it, not the storage: job app's
-    32 IO slots each wait 2 ms between IOs`` when some job thinks, else None."""
-    from .units import format_duration
-
-    slots: dict[str, list[float]] = {}
-    for j in network.jobs:
-        if j.think > 0:
-            s = slots.setdefault(j.group, [0.0, j.think])
-            s[0] += j.population
-    if not slots:
-        return None
-    jobs = "; ".join(f"job {g}'s {n:,.0f} IO slot{'s each' if n != 1 else ''} wait{'s' if n == 1 else ''} "
-                     f"{format_duration(z)} between IOs" for g, (n, z) in slots.items())
-    return f"the jobs' thinktime (fio's stall between IOs) holds it, not the storage: {jobs}"
-
-
-def rate_words(bound: list[tuple[str, float]]) -> str:
-    """``the rate limit (fio's rate_iops or rate) holds it, not the storage: job oltp at 4,000 IOPS``."""
-    jobs = "; ".join(f"job {g} at {lim:,.0f} IOPS" for g, lim in bound)
-    return f"the rate limit (fio's rate_iops or rate) holds it, not the storage: {jobs}"
 
 
 @dataclass(frozen=True)
