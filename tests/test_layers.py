@@ -8,7 +8,7 @@ Floors, highest first (docs/architecture.md):
 1. interfaces: ``cli``, ``report``, ``web``
 2. the application layer: ``service``
 3. jobs: ``plan``, ``bench``, ``telemetry``, ``calibrate``, ``doctor``
-4. the spine: ``compile``, ``prediction``, ``phases``, ``bottleneck``, ``sim_reading``, ``traps``
+4. the spine: ``compile``, ``prediction``, ``phases``, ``bottleneck``, ``sim_reading``, ``input_warnings``
 5. inputs: ``scenario``, ``catalog``, ``fio``
 6. engines: ``analytic``, ``sim`` (and its compiled core ``_sim``)
 7. foundations: ``network``, ``units``, ``errors``, ``schema``, ``inputs``, ``outputs``,
@@ -30,7 +30,7 @@ FLOORS: dict[str, int] = {
     **dict.fromkeys(("cli", "report", "web", "__main__"), 1),
     "service": 2,
     **dict.fromkeys(("plan", "bench", "telemetry", "calibrate", "doctor"), 3),
-    **dict.fromkeys(("compile", "prediction", "phases", "bottleneck", "sim_reading", "traps"), 4),
+    **dict.fromkeys(("compile", "prediction", "phases", "bottleneck", "sim_reading", "input_warnings"), 4),
     **dict.fromkeys(("scenario", "catalog", "fio"), 5),
     **dict.fromkeys(("analytic", "sim", "_sim"), 6),
     **dict.fromkeys(("network", "units", "errors", "schema", "inputs", "outputs", "filekind", "plot", "articles",

@@ -17,7 +17,7 @@ import typer
 
 from ..errors import InputError, RunError
 from ..filekind import expect
-from ..traps import flag_traps, jobfile_traps, traps_of, unique
+from ..input_warnings import flag_traps, jobfile_traps, traps_of, unique
 from .pairing import refuse_alone
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 from .interrupts import Interrupted, interrupts_raise

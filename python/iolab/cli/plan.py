@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 from ..units import format_duration, format_ops, format_rate, format_size
 from ..filekind import expect
-from ..traps import traps_of
+from ..input_warnings import traps_of
 from .pairing import refuse_given
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 

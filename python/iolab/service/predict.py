@@ -20,7 +20,7 @@ from .source import Source, as_source, load_scenario_source, warnings_of
 if TYPE_CHECKING:
     from ..prediction import Prediction
     from ..scenario import Scenario
-    from ..traps import Trap
+    from ..input_warnings import Trap
     from .sweep import Axis
 
 __all__ = ["PredictOptions", "SweepPoint", "PredictResult", "predict_file", "curve_depths", "knee_index",

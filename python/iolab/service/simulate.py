@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..sim_reading import BucketTurn, BurstUse, CreditPhase, WarmUp
     from ..scenario import Scenario
     from ..sim import Simulation
-    from ..traps import Trap
+    from ..input_warnings import Trap
 
 __all__ = ["MAX_IOS", "MAX_REPLICATIONS", "MAX_SIM_SECONDS", "SimulateOptions", "SimulatedPhase", "SimulateResult",
            "simulate_file", "check_duration", "check_count"]
@@ -202,7 +202,7 @@ def simulate_file(source: Source | str | Path, options: SimulateOptions = Simula
     from ..prediction import settle_mixes
     from ..sim_reading import bucket_turns, bursts, cap_loads, warm_ups
     from ..sim import simulate
-    from ..traps import Trap
+    from ..input_warnings import Trap
 
     if options.ios is not None and options.duration is not None:
         raise SchemaError("give --ios or --duration, not both", field="--ios")

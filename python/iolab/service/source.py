@@ -66,9 +66,9 @@ def load_scenario_source(source: Source | str | Path, catalog: Sequence[str | Pa
 
 
 def warnings_of(source: Source, loaded: object) -> list:
-    """The warnings about a loaded file (:func:`iolab.traps.traps_of`), read from the
+    """The warnings about a loaded file (:func:`iolab.input_warnings.traps_of`), read from the
     source's own text when it is held in memory."""
-    from ..traps import traps_of
+    from ..input_warnings import traps_of
 
     if source.path is not None:
         return traps_of(loaded)
