@@ -87,7 +87,7 @@ def run(
     from ..bench.compare import check_clients
     from ..bench.jobs import OVERRIDABLE, Settings, override, parse_option
     from ..bench.progress import LiveView, QuietView
-    from ..bench.report import plot_sweep, record_view, sweep_view
+    from ..bench.console import plot_sweep, record_view, sweep_view
     from ..bench.runner import Bench, Request
     from ..bench.source import duration_option, load_hosts, load_jobs
     from ..bench.store import ResultsStore

@@ -97,7 +97,7 @@ def show(
             doc["fio_argv"] = list(record.fio_argv)
             print_json(doc)
             return
-        from ..bench.report import record_view
+        from ..bench.console import record_view
 
         for part in record_view(record, store.path):
             console.print(part)
