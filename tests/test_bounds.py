@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iolab.prediction import predict, sweep
+from iolab.prediction import predict
+from iolab.service.sweep import Axis, sweep_points
 from iolab.scenario import parse_scenario
 
 DS14 = """
@@ -59,7 +60,8 @@ def test_predicted_iops_never_exceed_max_iops_and_a_sweep_climbs_to_it(kind, n, 
     text = (f"clients: {{vm: Standard_D8s_v5}}\nvolumes:\n  {VOLUMES[kind] % {'n': n, 'proto': proto}}\n"
             f"jobs:\n{jobs}")
     scenario = parse_scenario(__import__("yaml").safe_load(text))
-    points = sweep(scenario, "iodepth", [1, 4, 16, 64, 256, 1024])
+    points = [(pt.values["iodepth"], pt.prediction)
+              for pt in sweep_points(scenario, [Axis("iodepth", [1, 4, 16, 64, 256, 1024])])]
     last = 0.0
     for _, p in points:
         assert p.iops <= p.upper_iops * (1 + 1e-6)

@@ -150,7 +150,7 @@ def _single_valued(command, path=()):
 
 def test_every_single_valued_option_given_twice_is_refused(iolab):
     from iolab.cli import make_app
-    from iolab.cli.usage import build
+    from iolab.cli.command_line import build
 
     cases = list(_single_valued(build(make_app())))
     assert len(cases) > 40 and (("plan",), "--region") in cases and (("bench", "run"), "--target") in cases

@@ -19,7 +19,7 @@ CASES = [
     "report run 999 -o {out}",
     "bench run --target {tmp} --rw randread --latency-percentile 97 --latency-target 1ms --sweep iodepth=1",
     "simulate {nvme} --ios 0",
-    "predict {nvme} --sweep bs=4k",
+    "predict {nvme} --sweep ramp_time=4k",
     "characterize {iostat} --device nope --no-store",
     "plan {req} --region mars",
     "catalog list --region mars",

@@ -130,14 +130,14 @@ def _converted(runtime, value, param, ctx):
 
 
 def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
-    """Every parameter converted without pydantic (iolab.cli.values) gives Typer's own value
+    """Every parameter converted without pydantic (iolab.cli.conversions) gives Typer's own value
     for good input and Typer's own error for bad input, --help included."""
     import typer._click
     from typer._coercion import build_runtime_param
 
     import iolab.cli
-    from iolab.cli.usage import build
-    from iolab.cli.values import _Direct
+    from iolab.cli.command_line import build
+    from iolab.cli.conversions import _Direct
 
     outside = tmp_path / "scenario.yaml"
     outside.write_text("x: 1\n")

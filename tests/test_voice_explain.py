@@ -39,7 +39,7 @@ def test_without_a_rate_limit_too_few_ios_is_still_said(iolab, tmp_path):
     ("premium-v2", "a premium-v2"), ("unified", "a unified"), ("NFS", "an NFS"), ("100 TiB", "a 100 TiB"),
 ])
 def test_articles(noun, expected):
-    from iolab.words import a
+    from iolab.articles import a
 
     assert a(noun) == expected
 

@@ -49,7 +49,7 @@ def test_human_job_rows_follow_the_scenario(iolab, tmp_path):
 
 def _commands():
     from iolab.cli import app
-    from iolab.cli.usage import build
+    from iolab.cli.command_line import build
 
     def walk(cmd, path):
         subs = getattr(cmd, "commands", None)

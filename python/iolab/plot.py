@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import RunError, SchemaError
 
-__all__ = ["CurvePoint", "check_plot_path", "draw_latency_curve", "latency_curve", "simulation_charts"]
+__all__ = ["CurvePoint", "canvas", "check_plot_path", "draw_latency_curve", "latency_curve", "simulation_charts"]
 
 FORMATS = (".png", ".svg")
 
@@ -40,7 +40,7 @@ def check_plot_path(path: str | Path, option: str = "--plot") -> Path:
 
 
 @contextmanager
-def _canvas(path: str | Path, rows: int = 1, height: float = 4.8) -> Iterator[tuple[object, list]]:
+def canvas(path: str | Path, rows: int = 1, height: float = 4.8) -> Iterator[tuple[object, list]]:
     """A matplotlib figure (Agg backend) of ``rows`` stacked axes, saved to ``path`` on exit."""
     import matplotlib
 
@@ -62,7 +62,7 @@ def _canvas(path: str | Path, rows: int = 1, height: float = 4.8) -> Iterator[tu
 def latency_curve(path: str | Path, series: Sequence[tuple[str, Sequence[CurvePoint]]], *,
                   title: str, knee: CurvePoint | None = None, knee_label: str = "knee") -> Path:
     """Draw latency (ms) against IOPS for one or more named series; mark the knee."""
-    with _canvas(path) as (_, (ax,)):
+    with canvas(path) as (_, (ax,)):
         draw_latency_curve(ax, [(name, points, True) for name, points in series], title=title,
                            knees=[(knee, f"{knee_label}: {knee.label}", "*", "crimson", 14)] if knee else [])
     return Path(path)
@@ -98,7 +98,7 @@ def simulation_charts(path: str | Path, *, title: str, percentiles: Sequence[tup
                       credits: Sequence[tuple[str, Sequence[tuple[float, float]]]] = ()) -> Path:
     """Latency percentiles (ms, bars), IOPS over time, and credit balances when bursting."""
     rows = 3 if credits else 2
-    with _canvas(path, rows, 2.8 * rows) as (_, axes):
+    with canvas(path, rows, 2.8 * rows) as (_, axes):
         ax = axes[0]
         ax.bar([name for name, _ in percentiles], [v * 1e3 for _, v in percentiles], color="steelblue")
         ax.set_ylabel("latency (ms)")

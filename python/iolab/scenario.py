@@ -19,11 +19,12 @@ from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
 from .catalog.cloud import Part, one_cloud
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
+from .fio.options import MODELLED_OPTIONS
 from .inputs import read_text
 from .schema import (MAX_DURATION, MAX_OPS, MAX_RATE, MAX_SIZE, MIN_OPS, MIN_RATE, FrozenModel, load_yaml, name_text,
                      relative_files, top_level, validate)
 from .units import TiB, format_rate, format_size, parse_duration, parse_ops_rate, parse_rate, parse_size
-from .words import a
+from .articles import a
 
 __all__ = [
     "Size",
@@ -42,6 +43,7 @@ __all__ = [
     "ScenarioJob",
     "Scenario",
     "load_scenario",
+    "read_scenario",
     "parse_scenario",
     "parse_jobs",
 ]
@@ -181,7 +183,6 @@ class Scenario:
 
 _TOP = ("version", "clients", "volumes", "jobs", "catalog")
 #: fio options the fio module lists as not modelled that the model does use.
-MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
 
 
 def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
@@ -191,6 +192,18 @@ def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list
     data = load_yaml(path)
     expect_data(data, str(path), "scenario", fits=_TOP)  # a requirements or calibration file is named as such
     return parse_scenario(data, file=str(path), base=Path(path).parent, catalog_files=catalog_files)
+
+
+def read_scenario(text: str | bytes, *, file: str, base: Path | None = None,
+                  catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
+    """:func:`load_scenario` for text already in memory (a request body), `file` its display
+    name in messages and `base` the directory its relative paths start from."""
+    from .filekind import expect_data
+    from .schema import parse_yaml
+
+    data = parse_yaml(text, file=file)
+    expect_data(data, file, "scenario", fits=_TOP)
+    return parse_scenario(data, file=file, base=base or Path("."), catalog_files=catalog_files)
 
 
 def parse_scenario(data: Any, *, file: str = "scenario", base: Path | None = None,
@@ -241,7 +254,7 @@ def parse_jobs(raw: Any, *, file: str, base: Path, volumes: list[str] | None,
     """Parse a ``jobs:`` list (fio options, ``fio:`` command lines, ``fio_file:`` paths)."""
     if not isinstance(raw, list) or not raw:
         raise SchemaError("expected a non-empty list of jobs", file=file, field="jobs")
-    from .compile.sizes import io_sizes  # the compiler imports this module
+    from .fio.sizes import io_sizes
 
     jobs: list[ScenarioJob] = []
     ignored: list[str] = []

@@ -28,6 +28,7 @@ from .network import Network
 
 __all__ = [
     "DEFAULT_IOS",
+    "confidence_interval",
     "Latency",
     "Stats",
     "SeriesPoint",
@@ -276,7 +277,9 @@ def _t975(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
-def _interval(values: list[float]) -> tuple[float, float]:
+def confidence_interval(values: list[float]) -> tuple[float, float]:
+    """The 95 % confidence interval (low, high) of the mean of `values` (two or more), by
+    Student's t."""
     n = len(values)
     m = sum(values) / n
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
@@ -288,9 +291,9 @@ def _confidence(reps: tuple[Replication, ...]) -> Confidence | None:
     full = [r for r in reps if r.ios > 0]
     if len(full) < 2:
         return None
-    return Confidence(iops=_interval([r.iops for r in full]),
-                      mean=_interval([r.latency.mean for r in full]),
-                      p99=_interval([r.latency.p99 for r in full]))
+    return Confidence(iops=confidence_interval([r.iops for r in full]),
+                      mean=confidence_interval([r.latency.mean for r in full]),
+                      p99=confidence_interval([r.latency.p99 for r in full]))
 
 
 def _from_report(d: dict) -> Simulation:

@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 
-use crate::program::{CacheDef, JobDef};
+use crate::defs::{CacheDef, JobDef};
 
 #[derive(Debug, Clone)]
 pub struct HostCache {

@@ -6,7 +6,7 @@
 //! bucket can pay, and leaves one service time later. So a cap needs no queue and no refill
 //! events, only the time the server frees up and the bucket's level at its last change.
 
-use crate::program::{CapDef, Tank};
+use crate::defs::{CapDef, Tank};
 use crate::rng::Rng;
 
 /// A credit bucket: `level` credits at time `at` (ns), accruing `rate` per ns up to `size`.
@@ -132,7 +132,7 @@ impl CapServer {
             self.busy += if busy > 0.0 { busy } else { 0.0 };
         }
         // (leave >= 0: the clamp at 0 of `nearest` is not needed.)
-        crate::engine::nearest_above_zero(leave)
+        crate::time::nearest_above_zero(leave)
     }
 
     /// When an IO the server can take at `free` starts (once the buckets can pay, which

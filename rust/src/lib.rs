@@ -8,8 +8,11 @@
 pub mod cache;
 pub mod cap;
 pub mod control;
+pub mod defs;
 pub mod engine;
+pub mod error;
 pub mod histogram;
+pub(crate) mod index;
 pub mod input;
 pub mod load;
 pub mod program;
@@ -19,6 +22,7 @@ pub mod route;
 pub mod rng;
 pub mod series;
 pub mod slots;
+pub mod time;
 
 #[cfg(feature = "python")]
 mod bindings;
@@ -26,28 +30,8 @@ mod bindings;
 use std::sync::atomic::Ordering;
 
 pub use engine::{Control, Limits, Stop};
-pub use program::SimError;
+pub use error::SimError;
 pub use report::Report;
-
-/// `s[i]` without a bounds check, for the event loop's hot paths. Every index used with
-/// it comes from the compiled program, whose references are all checked when it is built
-/// (instruction numbers, caps, forks and their branches, stripes' members, classes, jobs), from `alloc`
-/// (thread numbers) or from the event queue's masks (bucket numbers below its ring size);
-/// debug builds check them all the same.
-#[inline(always)]
-pub(crate) fn at<T>(s: &[T], i: usize) -> &T {
-    debug_assert!(i < s.len());
-    // SAFETY: `i < s.len()` by construction (see above).
-    unsafe { s.get_unchecked(i) }
-}
-
-/// `&mut s[i]` without a bounds check (see [`at`]).
-#[inline(always)]
-pub(crate) fn at_mut<T>(s: &mut [T], i: usize) -> &mut T {
-    debug_assert!(i < s.len());
-    // SAFETY: as for `at`.
-    unsafe { s.get_unchecked_mut(i) }
-}
 
 /// Most replications one request may ask for.
 pub const MAX_REPLICATIONS: u32 = 1000;

@@ -10,50 +10,9 @@
 //! deterministic and never goes back in time.
 
 use crate::cap::CapServer;
-use crate::input::LoadIn;
-use crate::program::SimError;
-
-/// One load law (compiled from a `load` step; steps with the same law share it).
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadDef {
-    /// The cap whose utilization the law follows (index in `Program::caps`).
-    pub cap: u32,
-    /// The delay at a full cap, ns.
-    pub scale: f64,
-    pub onset: f64,
-    pub exponent: f64,
-    /// ns.
-    pub window: f64,
-}
-
-impl LoadDef {
-    /// Checks a `load` step's law; `field` names the step.
-    pub fn new(l: &LoadIn, cap: u32, field: &str) -> Result<Self, SimError> {
-        if !(l.scale.is_finite() && l.scale >= 0.0) {
-            return Err(SimError::new(format!("{field}.scale"), "must be a number of seconds >= 0"));
-        }
-        if !(l.onset.is_finite() && (0.0..1.0).contains(&l.onset)) {
-            return Err(SimError::new(format!("{field}.onset"), "must be a fraction from 0 up to (not including) 1"));
-        }
-        if !(l.exponent.is_finite() && l.exponent > 0.0) {
-            return Err(SimError::new(format!("{field}.exponent"), "must be a positive number"));
-        }
-        if !(l.window.is_finite() && l.window > 0.0) {
-            return Err(SimError::new(format!("{field}.window"), "must be a positive number of seconds"));
-        }
-        Ok(LoadDef { cap, scale: l.scale * 1e9, onset: l.onset, exponent: l.exponent, window: l.window * 1e9 })
-    }
-
-    /// The mean delay (ns) at utilization `u`.
-    pub fn delay(&self, u: f64) -> f64 {
-        let x = (u.clamp(0.0, 1.0) - self.onset) / (1.0 - self.onset);
-        if x <= 0.0 {
-            0.0
-        } else {
-            self.scale * x.powf(self.exponent)
-        }
-    }
-}
+use crate::defs::LoadDef;
+#[cfg(test)]
+use crate::error::SimError;
 
 /// The recent utilization of one law's cap, as the IOs passing the law's steps report it.
 #[derive(Debug, Clone, Default)]

@@ -5,32 +5,12 @@
 //! or a value out of range, is a [`SimError`] naming the field (`classes[2].route[0].visit.resource`).
 
 use std::collections::BTreeMap;
-use std::fmt;
 
+pub use crate::defs::*;
+pub use crate::error::SimError;
 use crate::input::*;
-pub use crate::route::{DelayKind, ForkDef, Member, Op};
+pub use crate::route::{DelayKind, Op};
 use crate::route::RouteBuilder;
-
-/// Bad input: `field` is the path in the request (`network.classes[1].bytes`, `options.ios`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SimError {
-    pub field: String,
-    pub message: String,
-}
-
-impl SimError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        SimError { field: field.into(), message: message.into() }
-    }
-}
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for SimError {}
 
 /// Most blocks the cache tracks per job; a larger working set is tracked in coarser blocks.
 pub const MAX_TRACKED_BLOCKS: u64 = 1 << 22;
@@ -40,121 +20,6 @@ pub const MAX_CLOSED_POPULATION: u64 = 1_000_000;
 /// this many unflushed writes). A write that finds them all pending is acknowledged only
 /// when one completes, so steady writes run at the flush path's rate.
 pub const DIRTY_LIMIT: u32 = 256;
-
-#[derive(Debug, Clone, Copy)]
-pub struct Tank {
-    pub size: f64,
-    /// Credits accrued per nanosecond (the baseline cap).
-    pub rate: f64,
-    pub initial: f64,
-}
-
-#[derive(Debug, Clone)]
-pub struct CapDef {
-    pub resource: u32,
-    pub exponential: bool,
-    pub bursts: bool,
-    pub ops_tank: Option<Tank>,
-    pub bytes_tank: Option<Tank>,
-}
-
-#[derive(Debug, Clone)]
-pub struct ResourceDef {
-    pub id: String,
-    pub label: String,
-    pub kind: String,
-    /// Index in `Program::caps` when the resource is a cap.
-    pub cap: Option<u32>,
-}
-
-#[derive(Debug, Clone)]
-pub struct SlotDef {
-    pub id: String,
-    pub label: String,
-    pub kind: String,
-    pub slots: u64,
-}
-
-/// A job's share of a cache's block space.
-#[derive(Debug, Clone)]
-pub struct CacheUse {
-    pub job: u32,
-    pub offset: u64,
-    pub blocks: u64,
-}
-
-#[derive(Debug, Clone)]
-pub struct CacheDef {
-    pub id: String,
-    pub label: String,
-    pub size: u64,
-    pub warm: bool,
-    pub users: Vec<CacheUse>,
-    /// Blocks tracked over all users.
-    pub blocks: u64,
-}
-
-#[derive(Debug, Clone)]
-pub struct ClassDef {
-    pub id: String,
-    pub job: u32,
-    pub read: bool,
-    pub bytes: u64,
-    pub route: u32,
-    pub background: Option<u32>,
-    /// For a class with a background route: the index of its flush queue (its cache's,
-    /// or, without a cache, its job's: `caches.len() + job`), whose pending flushes
-    /// [`DIRTY_LIMIT`] bounds.
-    pub dirty: Option<u32>,
-    /// For the hit and miss classes of a cache lookup: the cache and whether it is the hit
-    /// class. (A lookup whose other outcome has no class of its own takes this one.)
-    pub lookup: Option<(u32, bool)>,
-    /// An IO of a closed job without think time, cache lookup and background work: when it completes,
-    /// its thread becomes its job's next IO at once (the common case, taken first).
-    pub plain: bool,
-}
-
-/// One draw of a job's next IO: a class, or a cache lookup that resolves to `hit` or `miss`.
-#[derive(Debug, Clone)]
-pub struct Choice {
-    /// Cumulative probability (the last choice of a job holds 1).
-    pub cum: f64,
-    /// `floor(cum × 2^53)`: a draw `m / 2^53` (m in 1..=2^53) is above `cum` exactly when
-    /// `m > below` (the comparison in integers, same outcome).
-    pub below: u64,
-    pub hit: u32,
-    pub miss: u32,
-    /// The first instructions of the hit and miss classes' routes.
-    pub hit_route: u32,
-    pub miss_route: u32,
-    /// The cache (index) and this job's offset in its block space.
-    pub cache: Option<(u32, u64)>,
-    /// Whether the choice looks the block up (hit/miss classes) or only makes it resident.
-    pub lookup: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct JobDef {
-    pub name: String,
-    pub group: u32,
-    pub population: u64,
-    /// Arrivals per nanosecond when rate-limited.
-    pub rate: Option<f64>,
-    /// Nanoseconds an IO slot waits after a completion before its next IO (0: none).
-    pub think: u64,
-    pub poisson: bool,
-    pub sequential: bool,
-    /// Blocks of the working set (`fine`), tracked in groups of `coarse` blocks: `blocks`
-    /// tracked blocks of `block_bytes` each.
-    pub fine: u64,
-    pub coarse: u64,
-    pub blocks: u64,
-    pub block_bytes: u64,
-    pub choices: Vec<Choice>,
-    /// The route all the job's classes share, if they do (then an IO's first
-    /// instructions are known before its class is drawn).
-    pub route: Option<u32>,
-}
 
 /// The compiled network.
 #[derive(Debug, Clone)]
@@ -172,7 +37,7 @@ pub struct Program {
     pub jobs: Vec<JobDef>,
     pub groups: Vec<String>,
     /// Load delays' laws (see [`crate::load`]).
-    pub loads: Vec<crate::load::LoadDef>,
+    pub loads: Vec<LoadDef>,
     /// The sigma of each stream of lognormal delays.
     pub sigmas: Vec<f64>,
     /// Flush queues (see [`ClassDef::dirty`]): one per cache, then one per job.
@@ -278,7 +143,7 @@ pub fn compile(net: &NetworkIn) -> Result<Program, SimError> {
             group,
             population: j.population,
             rate: j.rate.map(|r| r / 1e9),
-            think: crate::engine::nearest(j.think * 1e9),
+            think: crate::time::nearest(j.think * 1e9),
             poisson: j.arrival == Arrival::Poisson,
             sequential: j.sequential,
             fine,

@@ -15,7 +15,7 @@
 //! cache. Events with equal times leave in an order fixed by the sequence of operations:
 //! runs stay deterministic.
 
-use crate::{at, at_mut};
+use crate::index::{at, at_mut};
 
 /// Fewest and most buckets in the ring (the most: 16 MB of list heads; past 131,072
 /// pending events the ring reaches fewer of them and more wait in the heap).

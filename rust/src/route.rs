@@ -4,9 +4,10 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::defs::{ForkDef, Member};
+use crate::defs::LoadDef;
+use crate::error::SimError;
 use crate::input::*;
-use crate::load::LoadDef;
-use crate::program::SimError;
 
 /// How a delay visit's time is drawn around its mean.
 #[derive(Debug, Clone, Copy)]
@@ -80,25 +81,6 @@ impl Op {
             _ => false,
         }
     }
-}
-
-/// One branch of a [`Op::Stripe`]: its `Fixed` visit, at instruction `pc`.
-#[derive(Debug, Clone, Copy)]
-pub struct Member {
-    pub cap: u32,
-    pub ahead: bool,
-    pub pc: u32,
-    pub service: f64,
-}
-
-#[derive(Debug, Clone)]
-pub struct ForkDef {
-    pub choose: u32,
-    pub pick: Pick,
-    /// First instruction of each branch.
-    pub starts: Vec<u32>,
-    /// Round-robin counter shared by forks over the same resources.
-    pub turn: u32,
 }
 
 /// Service time in ns of `bytes` at `ops_rate` ops/s and `byte_rate` bytes/s (0 when uncapped).
@@ -479,7 +461,6 @@ fn chain(ops: &mut [Op], forks: &[ForkDef], bursts: impl Fn(u32) -> bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::Op;
     use crate::input::NetworkIn;
     use crate::program::compile;
     use serde_json::{json, Value};

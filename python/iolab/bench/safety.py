@@ -380,9 +380,9 @@ def check_allowed(job: Any) -> None:
 def unexpanded(value: str) -> str | None:
     """The first ``${VAR}`` (or ``$VAR``) in `value` that fio would take from its environment
     (fio's own keywords, such as ``$jobnum``, excepted), or None."""
-    from ..fio.options import _VAR, FIO_KEYWORDS
+    from ..fio.options import FIO_KEYWORDS, VARIABLE
 
-    for m in _VAR.finditer(value):
+    for m in VARIABLE.finditer(value):
         if m.group("word") not in FIO_KEYWORDS:
             return m.group(0)
     return None

@@ -17,7 +17,7 @@ import typer
 
 from ..errors import InputError, RunError
 from ..filekind import expect
-from ..traps import flag_traps, jobfile_traps, traps_of, unique
+from ..input_warnings import flag_traps, jobfile_traps, traps_of, unique
 from .pairing import refuse_alone
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 from .interrupts import Interrupted, interrupts_raise
@@ -87,7 +87,7 @@ def run(
     from ..bench.compare import check_clients
     from ..bench.jobs import OVERRIDABLE, Settings, override, parse_option
     from ..bench.progress import LiveView, QuietView
-    from ..bench.report import plot_sweep, record_view, sweep_view
+    from ..bench.console import plot_sweep, record_view, sweep_view
     from ..bench.runner import Bench, Request
     from ..bench.source import duration_option, load_hosts, load_jobs
     from ..bench.store import ResultsStore

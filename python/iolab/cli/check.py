@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..scenario import Scenario
 
-from ..traps import jobfile_traps as traps_of_jobfile
-from ..traps import traps_of
+from ..input_warnings import jobfile_traps as traps_of_jobfile
+from ..input_warnings import traps_of
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json, warn
 
 

@@ -22,7 +22,7 @@ from rich.highlighter import NullHighlighter
 
 from ..errors import IolabError
 from .interrupts import interrupt_text, interrupts_raise, received_signal, reset
-from .usage import build, usage_classes, usage_message
+from .command_line import build, usage_classes, usage_message
 
 def _width() -> int | None:
     """A terminal's own width; piped output (a file, a pager) gets 140 columns unless COLUMNS

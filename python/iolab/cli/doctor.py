@@ -51,7 +51,7 @@ def doctor(
                         scenario.parent if scenario else Path("."))
     unused = []
     if given is not None and not system.hinted:
-        from ..traps import Trap
+        from ..input_warnings import Trap
 
         unused.append(Trap(f"--service {given} changed nothing: no NFS or SMB mount under {root} is served by an "
                            "address (a mount names its service by its server's name, or there is none)", None,

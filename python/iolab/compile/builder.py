@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..fio import FioJob
 from ..network import (Cache, Cap, Class, Delay, Fork, Hold, Job, Network, Resource, SlotLimit,
                        Step, Visit, walk)
-from .sizes import io_sizes
+from ..fio.sizes import io_sizes
 
 READ_ONLY = {"read", "randread"}
 WRITE_ONLY = {"write", "randwrite", "trim", "randtrim"}
@@ -121,7 +121,7 @@ def work(cpu: str, seconds: float) -> Visit:
 
 def directions(fio: FioJob) -> list[tuple[str, float, int]]:
     """(direction, share of the job's IOs, IO size) for each direction and size the job issues
-    (several sizes with ``bssplit`` or ``bsrange``; see :mod:`iolab.compile.sizes`)."""
+    (several sizes with ``bssplit`` or ``bsrange``; see :mod:`iolab.fio.sizes`)."""
     if fio.rw in READ_ONLY:
         mix = {"read": 1.0}
     elif fio.rw in WRITE_ONLY:

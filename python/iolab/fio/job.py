@@ -348,7 +348,7 @@ def _direction_caps(job: FioJob, iops: tuple[int, int, int], rates: tuple[int, i
     """IOs/s caps of one job's reads, writes and trims (``None``: not capped): ``rate_iops``
     as given, ``rate`` (bytes/s) over the direction's mean IO size (``bs``, its write size, or
     the mean of a ``bssplit``/``bsrange``)."""
-    from ..compile.sizes import io_sizes  # the IO-size reader lives with the compiler
+    from .sizes import io_sizes  # sizes.py names FioJob in its signatures
 
     sizes = io_sizes(job)
 

@@ -30,6 +30,8 @@ from ..errors import SchemaError, UnitError, nearest
 
 __all__ = [
     "OptionSpec",
+    "MODELLED_OPTIONS",
+    "VARIABLE",
     "MODELLED",
     "KNOWN",
     "FLAGS",
@@ -407,7 +409,11 @@ def parse_fio_bool(text: str) -> bool:
     raise UnitError(f"{text!r} is not a fio boolean (use 1 or 0)")
 
 
-_VAR = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+)")
+#: options FioJob keeps only as written that the model reads all the same (the IO-size
+#: distribution, a job's phase), so they are not reported as ignored
+MODELLED_OPTIONS = frozenset({"bssplit", "bsrange", "wait_for"})
+#: a fio variable in a value: ``${NAME}`` or ``$word`` (``$jobname``, ``$ncpus``)
+VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)\}|\$(?P<word>[A-Za-z_]+)")
 #: Keywords fio itself fills in per job and file (``filename_format``): left as written.
 FIO_KEYWORDS = frozenset({"jobname", "jobnum", "filenum", "clientuid"})
 
@@ -468,4 +474,4 @@ def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, 
         raise SchemaError(f"fio would expand {m.group(0)} from its environment; iolab does not read the "
                           f"environment: write the value itself{note}", file=source, field=field)
 
-    return _VAR.sub(sub, value) if "$" in value else value
+    return VARIABLE.sub(sub, value) if "$" in value else value

@@ -67,7 +67,7 @@ def sizes_text(job: FioJob) -> str:
 def checked_sizes(jobs: Sequence[FioJob], file: str) -> None:
     """Read each job's ``bssplit``/``bsrange`` as the model does; InputError naming the file
     and ``[job].option`` when the model would refuse it."""
-    from ..compile.sizes import io_sizes  # the IO-size reader lives with the compiler
+    from .sizes import io_sizes
     from ..errors import InputError
 
     for job in jobs:
@@ -85,7 +85,7 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     (the cap on one direction of a mixed job whose other direction runs flat out, null when
     none), ``thinktime`` (seconds, null when none) and ``thinktime_blocks``) and ``ignored`` (options accepted but not modelled, once
     each)."""
-    from ..scenario import MODELLED_OPTIONS
+    from .options import MODELLED_OPTIONS
 
     ignored: dict[str, None] = {}
     for job in jobs:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..units import format_ops, format_rate, format_size
-from ..words import a
+from ..articles import a
 
 __all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS",
            "shortfall_words", "near_miss_line", "kind_line", "other_line", "unpriced_line"]

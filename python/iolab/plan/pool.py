@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..catalog import ServiceLevel
 from ..errors import RuleViolation, SchemaError, UnknownIdError
 from ..units import GiB, TiB, format_rate, format_size
-from ..words import a
+from ..articles import a
 from .cost import pool_step, share_price
 from .requirements import PoolRequest, Requirements
 

@@ -162,13 +162,13 @@ def check_tail(network: Network, rates: Mapping[str, float], bounds: Mapping[str
 def tail_of(sim: Simulation, bounds: Mapping[str, float], jobs: tuple[str, ...] | None = None) -> TailCheck:
     """The percentiles of a simulation (of the job groups ``jobs`` only, when given: one
     workload of several, then the worst of its jobs, without an interval) against ``bounds``."""
-    from ..sim import _interval
+    from ..sim import confidence_interval
 
     keys = list(KEYS)
     if jobs is None:
         lat: Latency = sim.total.latency
         reps = [r.latency for r in sim.replications if r.ios > 0]
-        interval = {k: _interval([getattr(r, KEYS[k]) for r in reps]) if len(reps) > 1 else None for k in keys}
+        interval = {k: confidence_interval([getattr(r, KEYS[k]) for r in reps]) if len(reps) > 1 else None for k in keys}
     else:
         # One workload of several: its job groups' figures (the worst of them, conservatively).
         groups = [s for s in sim.jobs if s.name in jobs]

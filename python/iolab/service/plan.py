@@ -75,7 +75,7 @@ def plan_file(path: str | Path, catalog: Sequence[str | Path] = (), options: Pla
     input, and naming the option for one given where it has no effect."""
     from ..filekind import expect
     from ..plan import load_requirements
-    from ..traps import traps_of
+    from ..input_warnings import traps_of
 
     expect(path, "requirements")
     opts = options or PlanOptions()
@@ -92,7 +92,7 @@ def plan_text(text: str, name: str, catalog: Sequence[str | Path] = (), options:
     from ..plan import parse_requirements
     from ..plan.requirements import TOP_LEVEL
     from ..schema import parse_yaml
-    from ..traps import traps_of
+    from ..input_warnings import traps_of
 
     data = parse_yaml(text, file=name)
     expect_data(data, name, "requirements", TOP_LEVEL)

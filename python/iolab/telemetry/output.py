@@ -50,13 +50,13 @@ def write_text(path: str | Path, text: str) -> None:
 def timeseries_plot(path: str | Path, p: Profile, title: str) -> None:
     """IOPS, bandwidth and latency of the combined series over time, with the sizing
     percentile drawn and the busy windows shaded (PNG or SVG by the suffix)."""
-    from ..plot import _canvas
+    from ..plot import canvas
 
     s = p.series
     t0 = s[0].time - s[0].interval if s else 0.0
     xs = [(x.time - t0) / 60 for x in s]
     key = point_key(p.percentile)
-    with atomic_path(path) as tmp, _canvas(tmp, 3, 8.4) as (_, axes):
+    with atomic_path(path) as tmp, canvas(tmp, 3, 8.4) as (_, axes):
         ax = axes[0]
         ax.plot(xs, [x.r_iops for x in s], label="read", linewidth=1)
         ax.plot(xs, [x.w_iops for x in s], label="write", linewidth=1)

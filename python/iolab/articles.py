@@ -1,4 +1,4 @@
-"""Small helpers for messages written as a person writes them."""
+"""Indefinite articles as a person writes them: ``an NFS``, ``a P30``, ``an 8 TiB``."""
 
 from __future__ import annotations
 

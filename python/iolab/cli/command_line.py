@@ -203,7 +203,7 @@ def _element_type(display_type: Any) -> Any:
 def build(app: typer.Typer) -> Any:
     """The command tree of `app`, ready to run (usage lines, ``-h``, values converted without
     pydantic where Typer's conversion needs none)."""
-    from .values import speed_up
+    from .conversions import speed_up
 
     command = typer.main.get_command(app)
     _tidy(command)

@@ -11,9 +11,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import InputError, SchemaError
-from ..fio import FioJob
-from ..fio.options import parse_fio_size
+from .options import parse_fio_size
+
+if TYPE_CHECKING:
+    from .job import FioJob
 
 __all__ = ["io_sizes", "RANGE_POINTS"]
 
