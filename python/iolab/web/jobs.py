@@ -1,0 +1,275 @@
+"""Every call the web pages make into iolab, in one place: each job the page offers
+(predict, plan, the runs stored, the catalog's choices, a report) as the command line does
+it, so that an endpoint returns what the command's ``--json`` prints.
+
+Inputs arrive as text with a display name (the file name a person would have given the
+command); they are read by the same loaders as the command line's files, so a bad field is
+refused with the same :class:`~iolab.errors.InputError` naming the same field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["predict_text", "whatif_text", "plan_text", "curve_text", "cost_text", "percentiles_text", "runs", "run",
+           "choices", "report_html", "finite", "scenario_yaml", "parse_text"]
+
+#: simulated IOs behind the percentiles the what-if page shows (seed 1: the same answer every time).
+PERCENTILE_IOS = 20_000
+
+
+def finite(value: Any) -> Any:
+    """`value` with every non-finite float made None, as the command line's JSON prints it."""
+    from ..cli.common import _clean
+
+    return _clean(value)
+
+
+def parse_text(text: str, name: str) -> Any:
+    """The YAML (or JSON) document `text`, read as the command line reads a file named `name`."""
+    from ..schema import parse_yaml
+
+    return parse_yaml(text, file=name)
+
+
+def _scenario(text: str, name: str, catalog: Sequence[Path]) -> Any:
+    from ..filekind import expect_data
+    from ..scenario import _TOP, parse_scenario
+
+    data = parse_text(text, name)
+    expect_data(data, name, "scenario", fits=_TOP)
+    return parse_scenario(data, file=name, base=Path(name).parent, catalog_files=catalog)
+
+
+def predict_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
+    """What ``iolab predict NAME --json`` prints for a file holding `text`."""
+    return _predict(_scenario(text, name, catalog))[0]
+
+
+def whatif_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = "eastus") -> dict:
+    """One update of the what-if page: ``prediction`` (as :func:`predict_text`), the
+    ``bottleneck`` sentence ``iolab predict`` prints, and ``cost`` (as :func:`cost_text`), the
+    scenario read once."""
+    from ..cli.predict import explain
+
+    s = _scenario(text, name, catalog)
+    doc, preds = _predict(s)
+    sentence = (explain(preds[0]) if len(preds) == 1 else
+                f"The file runs in {len(preds)} phases one after another: " +
+                " ".join(f"phase {k}: {explain(p)}" for k, p in enumerate(preds, 1)))
+    return {"prediction": doc, "bottleneck": sentence, "cost": _cost(s, region)}
+
+
+def _predict(s: Any) -> tuple[dict, list]:
+    from ..cli.common import in_order
+    from ..prediction import file_json, predict_file
+    from ..traps import traps_of
+
+    warnings = [t.to_json() for t in traps_of(s)]
+    preds, durations = predict_file(s)
+    doc = file_json(preds, durations)
+    if len(preds) == 1:
+        doc["jobs"] = in_order(doc["jobs"], [j.name for j in s.jobs], lambda j: j["name"])
+    doc["warnings"] = warnings
+    return finite(doc), preds
+
+
+def curve_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
+    """The latency-versus-load curve the report draws for this scenario: iodepth 1, 2, 4, ...
+    up to four times the knee, each point as ``predict --sweep`` gives it (``params``, then the
+    prediction). A file that runs in phases has no single curve: ``points`` is empty."""
+    from ..prediction import predict_file
+    from ..report.prediction import curve
+
+    s = _scenario(text, name, catalog)
+    preds, _ = predict_file(s)
+    if len(preds) > 1:
+        return {"points": []}
+    base = finite(preds[0].to_json())
+    return finite({"points": [{"params": {"iodepth": d}, **p} for d, p in curve(s, base)],
+                   "max_iops": base.get("max_iops"), "knee_outstanding": base.get("knee_outstanding")})
+
+
+def percentiles_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
+    """Latency percentiles of the scenario simulated for :data:`PERCENTILE_IOS` IOs (seed 1),
+    as ``iolab simulate NAME --ios 20000 --json`` gives them under ``latency``."""
+    from ..compile import compile_scenario
+    from ..phases import split
+    from ..prediction import settle_mixes
+    from ..sim import simulate
+
+    s = _scenario(text, name, catalog)
+    if len(split(s)) > 1:
+        return {"latency": None, "ios": 0}
+    sim = simulate(compile_scenario(settle_mixes(s)), ios=PERCENTILE_IOS, seed=1)
+    return finite({"latency": sim.total.latency.to_json(), "ios": sim.ios, "seed": 1})
+
+
+def cost_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = "eastus") -> dict:
+    """The scenario's monthly bill in `region`, priced as ``iolab plan`` prices a candidate
+    (:func:`iolab.plan.cost.bill`): ``bill`` (``vm``, ``disks``, ``shares``, ``provisioned``,
+    ``total``) or None with ``missing`` naming what has no price (a generic device, an
+    unpriced part)."""
+    return _cost(_scenario(text, name, catalog), region)
+
+
+#: catalogs priced in a region, by (the catalog's identity, region): the loader shares one
+#: catalog object per set of files, and pricing it anew took 10-40 ms of every update.
+_PRICED: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+
+def _priced(cat: Any, region: str) -> Any:
+    key = (id(cat), region)
+    if key not in _PRICED or _PRICED[key][0] is not cat:
+        if len(_PRICED) > 16:
+            _PRICED.clear()
+        _PRICED[key] = (cat, cat.in_region(region))
+    return _PRICED[key][1]
+
+
+def _cost(s: Any, region: str) -> dict:
+    from ..plan.config import Config, DiskChoice, ShareChoice
+    from ..plan.cost import Bill, bill, unpriced
+    from ..scenario import DeviceVolume, DiskVolume, ShareVolume
+
+    cat = _priced(s.catalog, region)
+    n = s.clients.count
+    configs = [Config(s.clients.vm, n)]
+    missing: list[str] = []
+    for vname, vol in s.volumes.items():
+        if isinstance(vol, DiskVolume):
+            groups = tuple(DiskChoice(g.sku, g.count, g.caching, *_provisioned(cat, g), g.performance_plus)
+                           for g in vol.disks)
+            configs.append(Config(None, n, groups))
+        elif isinstance(vol, ShareVolume):
+            share = ShareChoice(vol.service, vol.level, int(vol.size), float(vol.throughput or 0.0), vol.protocol,
+                                vol.nconnect or 1, vol.large, vol.throughput is not None,
+                                int(vol.pool) if vol.pool is not None else None)
+            configs.append(Config(None, n, share=share))
+        elif isinstance(vol, DeviceVolume):
+            missing.append(f"volume {vname}: a generic device has no price")
+    total = Bill()
+    for config in configs:
+        part = bill(cat, config)
+        if part is None:
+            missing += unpriced(cat, config) or [config.describe()]
+            continue
+        total += part
+    return {"region": region, "bill": None if missing else total.to_json(), "missing": missing}
+
+
+def _provisioned(cat: Any, group: Any) -> tuple[int | None, float | None, float | None]:
+    """(size, iops, bandwidth) of a Premium SSD v2 or Ultra group, as plan bills them; fixed-size
+    disks have none."""
+    from ..catalog import ProvisionedDisk
+
+    sku = cat.disk(group.sku)
+    if not isinstance(sku, ProvisionedDisk):
+        return None, None, None
+    size = int(group.size or sku.min_size)
+    return size, float(group.iops or 0.0), float(group.bandwidth or 0.0)
+
+
+def plan_text(text: str, name: str, catalog: Sequence[Path] = (), *, region: str = "eastus", top: int = 5) -> dict:
+    """What ``iolab plan NAME --json --region REGION --top TOP`` prints for a file holding `text`."""
+    from ..errors import SchemaError
+    from ..plan import plan
+    from ..plan.requirements import parse_requirements
+    from ..plan.tail import TailOptions
+    from ..traps import traps_of
+
+    if not 1 <= top <= 100:
+        raise SchemaError("must be from 1 to 100", field="--top")
+    req = parse_requirements(parse_text(text, name), file=name, base=Path(name).parent,
+                             catalog_files=catalog).in_region(region)
+    warnings = [t.to_json() for t in traps_of(req)]
+    result = plan(req, top=top, tail=TailOptions(10, None, 5, 1))
+    return finite({**result.to_json(), "warnings": warnings})
+
+
+def _store(db: Path | None, *, must_exist: bool) -> Any:
+    from ..bench.store import ResultsStore, default_path
+    from ..errors import InputError
+
+    path = db if db is not None else default_path()
+    if not path.exists():
+        if must_exist:
+            raise InputError(f"no results database at {path}: run `iolab bench run` first, or start iolab serve "
+                             "with --db", field="--db")
+        return None
+    return ResultsStore(path)
+
+
+def runs(db: Path | None, sweep: int | None = None) -> dict:
+    """What ``iolab results list --json [--sweep ID]`` prints."""
+    store = _store(db, must_exist=False)
+    if store is None:
+        return {"runs": []}
+    with store:
+        if sweep is not None:
+            store.sweep(sweep)
+        return finite({"runs": [r.to_json() for r in store.summaries(sweep_id=sweep)]})
+
+
+def run(db: Path | None, run_id: int) -> dict:
+    """What ``iolab results show ID --json`` prints."""
+    store = _store(db, must_exist=True)
+    with store:
+        record = store.load(run_id)
+        doc = record.to_json()
+        doc["jobfile"] = record.jobfile
+        doc["fio_argv"] = list(record.fio_argv)
+        return finite(doc)
+
+
+def report_html(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: Sequence[Path] = (),
+                text: str | None = None, name: str | None = None, region: str = "eastus", top: int = 5) -> str:
+    """The page ``iolab report KIND ITEM... -o FILE`` writes: stored runs or sweeps by id, or, for
+    ``predict`` and ``plan``, the scenario or requirements `text` named `name`."""
+    from .. import __version__
+    from ..report import Page, build
+
+    if kind in ("run", "sweep"):
+        return build(kind, list(items), db=db).html(__version__)
+    assert text is not None and name is not None
+    if kind == "predict":
+        from ..report.prediction import curve, prediction_section
+
+        s = _scenario(text, name, catalog)
+        doc = predict_text(text, name, catalog)
+        facts: list[tuple[str, object]] = [("iolab", __version__), ("catalog files", ", ".join(map(str, catalog))
+                                                                     or "the bundled catalog")]
+        points = curve(s, doc) if "phases" not in doc else None
+        section = prediction_section(doc, title=f"Prediction: {name}", scenario_text=text, points=points, facts=facts)
+    else:
+        from ..report.plan import plan_section
+
+        section = plan_section(plan_text(text, name, catalog, region=region, top=top), title=f"Plan: {name}",
+                               asked=text)
+    return Page(section.title, [section]).html(__version__)
+
+
+def choices(catalog: Sequence[Path] = (), region: str = "eastus") -> dict:
+    """What the forms offer: every VM size, disk SKU and share service level in the catalog,
+    with the figures a person picks by (base units; prices per month in `region`)."""
+    from ..catalog import load_catalog
+
+    cat = load_catalog(list(catalog)).in_region(region)
+    vms = [{"id": v.id, "vcpus": v.vcpus, "memory": v.memory, "uncached_iops": v.uncached_iops,
+            "uncached_bandwidth": v.uncached_bandwidth, "price_per_month": v.price_per_month,
+            "cloud": getattr(v, "cloud", None)} for v in cat.vms.values()]
+    disks = [{"id": d.id, "tier": d.tier, "size": d.size, "iops": d.iops, "bandwidth": d.bandwidth,
+              "price_per_month": d.price_per_month} for d in cat.disks.values()]
+    disks += [{"id": d.id, "tier": d.tier, "size": None, "iops": None, "bandwidth": None, "price_per_month": None}
+              for d in cat.provisioned.values()]
+    levels = [{"id": lv.id, "service": lv.service, "level": lv.level} for lv in cat.services.values()]
+    return finite({"region": region, "vms": vms, "disks": disks, "levels": levels})
+
+
+def scenario_yaml(data: Any) -> str:
+    """A scenario built in the form, as the YAML file ``iolab predict`` reads."""
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
