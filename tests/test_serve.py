@@ -36,7 +36,7 @@ def stored_runs(path: Path) -> Path:
                          jobfile=f"[disk]\nrw=randread\niodepth={depth}\n", fio_argv=("fio", "run.fio"),
                          fio_version="fio-3.33", host="lab-host-7", kernel="6.1.0-lab", target="/mnt/data/iolab",
                          measured=Measured(total, read=total), jobs=(JobMeasure("disk", Measured(total)),),
-                         predicted=doc, scenario=str(scenario), **extra)
+                         predicted=doc, scenario="examples/local-disk.yaml", **extra)
 
     with ResultsStore(path) as store:
         store.save(record(8))
@@ -223,3 +223,19 @@ def test_a_bad_scenario_or_catalog_is_refused_before_listening(tmp_path):
     req = subprocess.run([sys.executable, "-m", "iolab", "serve", "examples/oltp-requirements.yaml", "--port", "0"],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert req.returncode == 2 and "this is a requirements file, not a scenario" in req.stderr
+
+
+def test_warnings_come_from_the_text_sent_not_a_file_of_that_name(served, iolab, tmp_path):
+    text = (EXAMPLES / "oltp-ds13-p30.yaml").read_text().replace("latency: 2ms", "latency: 2")
+    assert "latency: 2\n" in text
+    path = tmp_path / "bare.yaml"
+    path.write_text(text)
+    cli = iolab("predict", str(path), "--json").json()
+    assert [w["field"] for w in cli["warnings"]] == ["volumes.data.disks[0].latency"]
+    got = post(served, "/api/predict", text, name="not-on-disk.yaml").json()
+    assert got["warnings"] == [{**w, "file": "not-on-disk.yaml"} for w in cli["warnings"]]
+    plan = post(served, "/api/plan", "version: 1\njobs: [{rw: randread, bs: 4k}]\nrequire: {iops: 1000, latency: 2}\n"
+                "search: {kind: disks, vms: [Standard_D2s_v5], skus: [P10]}\n", name="req.yaml").json()
+    assert [w["field"] for w in plan["warnings"]] == ["require.latency"]
+    scenario = post(served, "/api/plan", text, name="s.yaml")
+    assert scenario.status == 400 and "this is a scenario" in scenario.json()["error"]

@@ -246,11 +246,13 @@ def file_traps(data: Any, *, file: str | None) -> list[Trap]:
             for field, v in _bare_latencies(data, "")]
 
 
-def traps_of(loaded: Any) -> list[Trap]:
-    """Every warning about a loaded scenario or requirements file (``file`` and ``jobs``)."""
+def traps_of(loaded: Any, data: Any = None) -> list[Trap]:
+    """Every warning about a loaded scenario or requirements file (``file`` and ``jobs``);
+    `data`: the file's parsed YAML when it was read from text (default: read ``file`` again)."""
     from .schema import load_yaml
 
-    data = load_yaml(loaded.file)
+    if data is None:
+        data = load_yaml(loaded.file)
     jobs = data.get("jobs") if isinstance(data, dict) else None
     out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
                                                          base=Path(loaded.file).parent)

@@ -35,17 +35,21 @@ def parse_text(text: str, name: str) -> Any:
 
 
 def _scenario(text: str, name: str, catalog: Sequence[Path]) -> Any:
+    """The scenario `text` as :func:`iolab.scenario.load_scenario` reads a file named `name`,
+    with its warnings (``traps``) found in the text itself."""
     from ..filekind import expect_data
     from ..scenario import _TOP, parse_scenario
+    from ..traps import traps_of
 
     data = parse_text(text, name)
     expect_data(data, name, "scenario", fits=_TOP)
-    return parse_scenario(data, file=name, base=Path(name).parent, catalog_files=catalog)
+    s = parse_scenario(data, file=name, base=Path(name).parent, catalog_files=catalog)
+    return s, [t.to_json() for t in traps_of(s, data)]
 
 
 def predict_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
     """What ``iolab predict NAME --json`` prints for a file holding `text`."""
-    return _predict(_scenario(text, name, catalog))[0]
+    return _predict(*_scenario(text, name, catalog))[0]
 
 
 def whatif_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = "eastus") -> dict:
@@ -54,20 +58,18 @@ def whatif_text(text: str, name: str, catalog: Sequence[Path] = (), region: str 
     scenario read once."""
     from ..cli.predict import explain
 
-    s = _scenario(text, name, catalog)
-    doc, preds = _predict(s)
+    s, traps = _scenario(text, name, catalog)
+    doc, preds = _predict(s, traps)
     sentence = (explain(preds[0]) if len(preds) == 1 else
                 f"The file runs in {len(preds)} phases one after another: " +
                 " ".join(f"phase {k}: {explain(p)}" for k, p in enumerate(preds, 1)))
     return {"prediction": doc, "bottleneck": sentence, "cost": _cost(s, region)}
 
 
-def _predict(s: Any) -> tuple[dict, list]:
+def _predict(s: Any, warnings: list[dict]) -> tuple[dict, list]:
     from ..cli.common import in_order
     from ..prediction import file_json, predict_file
-    from ..traps import traps_of
 
-    warnings = [t.to_json() for t in traps_of(s)]
     preds, durations = predict_file(s)
     doc = file_json(preds, durations)
     if len(preds) == 1:
@@ -83,7 +85,7 @@ def curve_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
     from ..prediction import predict_file
     from ..report.prediction import curve
 
-    s = _scenario(text, name, catalog)
+    s = _scenario(text, name, catalog)[0]
     preds, _ = predict_file(s)
     if len(preds) > 1:
         return {"points": []}
@@ -100,7 +102,7 @@ def percentiles_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict
     from ..prediction import settle_mixes
     from ..sim import simulate
 
-    s = _scenario(text, name, catalog)
+    s = _scenario(text, name, catalog)[0]
     if len(split(s)) > 1:
         return {"latency": None, "ios": 0}
     sim = simulate(compile_scenario(settle_mixes(s)), ios=PERCENTILE_IOS, seed=1)
@@ -112,7 +114,7 @@ def cost_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = 
     (:func:`iolab.plan.cost.bill`): ``bill`` (``vm``, ``disks``, ``shares``, ``provisioned``,
     ``total``) or None with ``missing`` naming what has no price (a generic device, an
     unpriced part)."""
-    return _cost(_scenario(text, name, catalog), region)
+    return _cost(_scenario(text, name, catalog)[0], region)
 
 
 #: catalogs priced in a region, by (the catalog's identity, region): the loader shares one
@@ -176,15 +178,17 @@ def plan_text(text: str, name: str, catalog: Sequence[Path] = (), *, region: str
     """What ``iolab plan NAME --json --region REGION --top TOP`` prints for a file holding `text`."""
     from ..errors import SchemaError
     from ..plan import plan
-    from ..plan.requirements import parse_requirements
+    from ..filekind import expect_data
+    from ..plan.requirements import TOP_LEVEL, parse_requirements
     from ..plan.tail import TailOptions
     from ..traps import traps_of
 
     if not 1 <= top <= 100:
         raise SchemaError("must be from 1 to 100", field="--top")
-    req = parse_requirements(parse_text(text, name), file=name, base=Path(name).parent,
-                             catalog_files=catalog).in_region(region)
-    warnings = [t.to_json() for t in traps_of(req)]
+    data = parse_text(text, name)
+    expect_data(data, name, "requirements", fits=TOP_LEVEL)
+    req = parse_requirements(data, file=name, base=Path(name).parent, catalog_files=catalog).in_region(region)
+    warnings = [t.to_json() for t in traps_of(req, data)]
     result = plan(req, top=top, tail=TailOptions(10, None, 5, 1))
     return finite({**result.to_json(), "warnings": warnings})
 
@@ -237,8 +241,8 @@ def report_html(kind: str, items: Sequence[str], *, db: Path | None = None, cata
     if kind == "predict":
         from ..report.prediction import curve, prediction_section
 
-        s = _scenario(text, name, catalog)
-        doc = predict_text(text, name, catalog)
+        s, traps = _scenario(text, name, catalog)
+        doc = _predict(s, traps)[0]
         facts: list[tuple[str, object]] = [("iolab", __version__), ("catalog files", ", ".join(map(str, catalog))
                                                                      or "the bundled catalog")]
         points = curve(s, doc) if "phases" not in doc else None

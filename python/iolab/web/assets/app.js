@@ -91,7 +91,9 @@ function showError(form, e, keyOf, fallback) {
   }
   const place = target || fallback;
   place.textContent = (target ? "" : (e.field ? e.field + ": " : "")) + e.message;
-  const input = place.previousElementSibling && place.previousElementSibling.querySelector("input,select,textarea");
+  let label = target && target.previousElementSibling;
+  while (label && label.tagName !== "LABEL" && label.tagName !== "TEXTAREA") label = label.previousElementSibling;
+  const input = label && (label.tagName === "TEXTAREA" ? label : label.querySelector("input,select,textarea"));
   if (input) input.classList.add("bad");
 }
 
