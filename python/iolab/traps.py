@@ -246,16 +246,17 @@ def file_traps(data: Any, *, file: str | None) -> list[Trap]:
             for field, v in _bare_latencies(data, "")]
 
 
-def traps_of(loaded: Any, data: Any = None) -> list[Trap]:
+def traps_of(loaded: Any, data: Any = None, base: Path | None = None) -> list[Trap]:
     """Every warning about a loaded scenario or requirements file (``file`` and ``jobs``);
-    `data`: the file's parsed YAML when it was read from text (default: read ``file`` again)."""
+    ``data``: its parsed YAML when it was read from text rather than from ``file`` (whose
+    relative paths are then read from ``base``)."""
     from .schema import load_yaml
 
     if data is None:
         data = load_yaml(loaded.file)
     jobs = data.get("jobs") if isinstance(data, dict) else None
     out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
-                                                         base=Path(loaded.file).parent)
+                                                         base=base or Path(loaded.file).parent)
     if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
         out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
     return out

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..scenario import Clients, DiskGroup, DiskVolume, Scenario, ShareVolume, check_rules
-from ..units import format_ops, format_rate, format_size
-from ..words import a
+from .labels import config_label, disk_label, share_label
 from .requirements import Requirements
 
 __all__ = ["DiskChoice", "ShareChoice", "Config", "VOLUME"]
@@ -38,11 +37,8 @@ class DiskChoice:
         return doc
 
     def describe(self) -> str:
-        text = f"{self.count} × {self.sku}" + (" performance plus" if self.performance_plus else "")
-        if self.size is not None:
-            text += (f" ({format_size(self.size)}, {format_ops(self.iops or 0)}, "
-                     f"{format_rate(self.bandwidth or 0)})")
-        return text + (f", cache {self.caching}" if self.caching != "none" else "")
+        """The group's label (:func:`iolab.plan.labels.disk_label`)."""
+        return disk_label(self.to_json())
 
     def group(self) -> DiskGroup:
         """The scenario's disk group for this choice."""
@@ -77,12 +73,8 @@ class ShareChoice:
         return doc
 
     def describe(self) -> str:
-        word = "channels" if self.protocol == "smb3" else "nconnect"
-        large = " large" if self.large else ""
-        qos = " manual QoS" if self.manual else ""
-        pool = f" in {a(format_size(self.pool))} pool" if self.pool and self.pool > self.size else ""
-        return (f"{self.service} {self.level}{large} {format_size(self.size)}{pool} "
-                f"({format_rate(self.throughput, binary=True)}{qos}), {self.protocol} {word} {self.nconnect}")
+        """The share's label (:func:`iolab.plan.labels.share_label`)."""
+        return share_label(self.to_json())
 
 
 @dataclass(frozen=True)
@@ -122,17 +114,9 @@ class Config:
         return doc
 
     def describe(self) -> str:
-        """A one-line description: ``Standard_D16s_v5 + 4 × P30``."""
-        if self.volumes:
-            what = "; ".join(f"{name}: {' + '.join(d.describe() for d in groups)}" for name, groups in self.volumes)
-        else:
-            what = self.share.describe() if self.share else " + ".join(d.describe() for d in self.disks)
-        head = f"{self.clients} × " if self.clients > 1 else ""
-        if not what:
-            return f"{head}{self.vm}"
-        if self.vm is None:
-            return f"{head}{what}" if not head else f"{head}client: {what}"
-        return f"{head}{self.vm} + {what}"
+        """A one-line description, the label every rendering shows (:func:`iolab.plan.labels.config_label`):
+        ``Standard_D16s_v5 + 4 × P30``."""
+        return config_label(self.to_json())
 
     def scenario(self, req: Requirements, stripe_size: int = 65536) -> Scenario:
         """The scenario this configuration is, with the requirements' jobs on its volume.

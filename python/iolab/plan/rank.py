@@ -31,14 +31,14 @@ from .table import WORDS, Batch, Limits
 from .tail import TailCheck, TailOptions, check_tail, job_rates
 from .workload import Workload
 
-__all__ = ["Candidate", "Miss", "Plan", "rank"]
+__all__ = ["Candidate", "Miss", "Plan", "KindBest", "Unpriced", "rank", "price_entry"]
 
 
 @dataclass(frozen=True)
 class Candidate:
     """A feasible configuration, its monthly cost (None: unpriced) and its prediction at the load."""
 
-    rank: int
+    rank: int | None
     monthly_cost: float | None
     config: Config
     prediction: LoadPrediction
@@ -101,12 +101,62 @@ class Miss:
             doc["simulated"] = self.tail.to_json()
         return doc
 
+    def near_json(self) -> dict:
+        """A near miss as JSON: ``shortfall`` here is how far it came from passing, as a ratio
+        at least 1 (its busiest resource over ``max_utilization``, or its latency over the
+        bound), rounded to 4 digits."""
+        doc: dict = {"config": self.config.to_json(),
+                     "monthly_cost": None if self.monthly_cost is None else round(self.monthly_cost, 2),
+                     "shortfall": round(self.shortfall, 4) if math.isfinite(self.shortfall) else None,
+                     "lacks": list(self.lacks), "facts": list(self.facts)}
+        if self.tail is not None:
+            doc["simulated"] = self.tail.to_json()
+        return doc
+
     def describe(self) -> str:
         cost = "unpriced" if self.monthly_cost is None else f"${self.monthly_cost:,.2f}/month"
         if not self.lacks:
             return f"{self.config.describe()} ({cost}): {self.why}"
         facts = f" ({'; '.join(self.facts)})" if self.facts else ""
         return f"{self.config.describe()} ({cost}): {'; '.join(self.lacks)}{facts}"
+
+
+@dataclass(frozen=True)
+class KindBest:
+    """The best candidate of one kind searched: ``disks``, or a share ``service``."""
+
+    kind: str
+    service: str | None
+    candidate: Candidate
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "service": self.service, "candidate": self.candidate.to_json()}
+
+    def describe(self) -> str:
+        what = self.service or self.kind
+        c = self.candidate
+        head = f"#{c.rank} " if c.rank else ""
+        cost = "unpriced" if c.monthly_cost is None else f"${c.monthly_cost:,.2f}/month"
+        return f"{what}: {head}{c.config.describe()} ({cost})" + (f": {c.why}" if c.why else ": the answer")
+
+
+@dataclass(frozen=True)
+class Unpriced:
+    """A feasible configuration ranked after every priced one because the catalog has no
+    price for some of its parts (``missing``: their ids; ``supply``: a catalog entry that
+    would price each)."""
+
+    config: Config
+    missing: tuple[str, ...]
+    supply: tuple[str, ...]
+    headroom: float
+
+    def to_json(self) -> dict:
+        return {"config": self.config.to_json(), "missing": list(self.missing), "supply": list(self.supply)}
+
+    def describe(self) -> str:
+        return (f"{self.config.describe()} (headroom {self.headroom:.0%}): no price for {', '.join(self.missing)}; "
+                f"add to a catalog file (--catalog FILE): {'; '.join(self.supply)}")
 
 
 @dataclass(frozen=True)
@@ -129,6 +179,9 @@ class Plan:
     nearest: tuple[Miss, ...]
     excluded: tuple[str, ...]
     checked: int = 0
+    near_misses: tuple[Miss, ...] = ()
+    best_by_kind: tuple[KindBest, ...] = ()
+    unpriced: tuple[Unpriced, ...] = ()
 
     def to_json(self) -> dict:
         req = self.requirements.require
@@ -144,6 +197,9 @@ class Plan:
             "rejected": [m.to_json() for m in self.rejected],
             "others": [m.to_json() for m in self.others],
             "excluded": list(self.excluded),
+            "best_by_kind": [k.to_json() for k in self.best_by_kind],
+            "near_misses": [m.near_json() for m in self.near_misses],
+            "unpriced": [u.to_json() for u in self.unpriced],
         }
         if req.percentiles:
             doc["checked"] = self.checked
@@ -167,6 +223,7 @@ class _Rows:
     group_code: np.ndarray     # the group of each row
     fails: np.ndarray          # how many resource kinds (capacity included) are over 1
     nan_shortfall: bool = True  # whether any row's shortfall is NaN
+    ratio: np.ndarray | None = None  # how far from passing: the worst of utilization / margin, latency / bound
 
     def batch(self, idx: int) -> tuple[Batch, int]:
         k = int(np.searchsorted(self.starts, idx, side="right")) - 1
@@ -212,6 +269,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
                  (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel(),
                  bool(np.isnan(shortfall).any()))
+    rows.ratio = _ratio(busy, capacity, batches, latency, limits)
     unpriced_rows = np.isnan(rows.cost)
     feasible_order = _Order(np.nonzero(rows.ok)[0], unpriced_rows, rows.cost, busy)
 
@@ -261,9 +319,125 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
     taken = {rows.group(i) for i in chosen + rejected}
     others = _others(req, wl, rows, feasible_order, misses, candidates, taken, explain) if candidates else []
     others = [m for m in tail_misses if m not in slow][:explain] + others if candidates else others
+    near_pool = misses if first_cost is None else np.nonzero(~rows.ok & (rows.cost < first_cost))[0]
+    near = sorted((slow if candidates else tail_misses) +
+                  [_miss(req, wl, rows, i, rows.ratio) for i in _nearest(near_pool, rows, explain)],
+                  key=lambda m: (m.shortfall, _c(m.monthly_cost if m.monthly_cost is not None else math.nan)))
+    kinds = _best_by_kind(req, wl, rows, candidates, tail is not None)
     return Plan(req, wl, tuple(candidates), int(len(rows.cost)), int(rows.ok.sum()) - dropped,
                 tuple(slow + [_miss(req, wl, rows, i) for i in rejected]), tuple(others[:explain]),
-                tuple(nearest), tuple(excluded), checked)
+                tuple(nearest), tuple(excluded), checked, tuple(near[:explain]), tuple(kinds),
+                tuple(_unpriced(req, rows, feasible_order, unpriced_rows, candidates, explain)))
+
+
+def _ratio(busy: np.ndarray, capacity: list, batches: list[Batch], latency: np.ndarray,
+           limits: Limits) -> np.ndarray:
+    """How far each row is from passing, as a ratio (at most 1 when it passes): the busiest
+    resource over ``max_utilization``, the capacity needed over what is there, the latency
+    over its bound, whichever is worst. Never NaN (an unknown figure counts as infinitely far)."""
+    out = busy / limits.max_utilization
+    if any(c is not None for c in capacity):
+        out = np.maximum(out, np.concatenate([np.zeros(len(b)) if c is None else c
+                                              for b, c in zip(batches, capacity)]))
+    if limits.latency is not None:
+        # an unbounded latency comes from a resource over 100 %, which the ratio counts already
+        out = np.maximum(out, np.where(np.isfinite(latency), latency / limits.latency, 0.0))
+    return np.where(np.isnan(out), np.inf, out)
+
+
+def _nearest(idxs: np.ndarray, rows: _Rows, limit: int) -> list[int]:
+    """The near misses among ``idxs``: the closest row of each group (the smallest ratio,
+    then the cheapest), the closest groups first, then the cheaper."""
+    idxs = np.asarray(idxs, dtype=int)
+    if not len(idxs):
+        return []
+    assert rows.ratio is not None
+
+    def cost(i: np.ndarray) -> np.ndarray:
+        c = rows.cost[i]
+        return np.where(np.isnan(c), np.inf, c)
+
+    best = _group_least(idxs, rows.group_code, len(rows.groups), (lambda i: rows.ratio[i], cost))
+    return sorted(best.tolist(), key=lambda i: (float(rows.ratio[i]), _c(rows.cost[i]), i))[:limit]
+
+
+def _kind_of(b: Batch) -> tuple[str, str | None]:
+    """The kind a batch's rows are (``disks``, or ``share`` and its service)."""
+    config = b.config(0)
+    return config.kind, config.share.service if config.share is not None else None
+
+
+def _best_by_kind(req: Requirements, wl: Workload, rows: _Rows, candidates: list[Candidate],
+                  simulated: bool) -> list[KindBest]:
+    """The best candidate of each kind searched (disks, each share service) that had a
+    feasible one: the first candidate of that kind, else the first of its feasible rows in
+    ranking order that the compiled check confirms (with percentile bounds, only the kinds
+    among the simulated candidates, as nothing else is proposed)."""
+    keys = [_kind_of(b) for b in rows.batches]
+    order = list(dict.fromkeys(keys))
+    out: list[KindBest] = []
+    limits = Limits.of(req)
+    for key in order:
+        found = next((c for c in candidates if (c.config.kind, c.config.share.service if c.config.share else None)
+                      == key), None)
+        if found is None and not simulated and candidates:
+            in_kind = np.concatenate([np.full(len(b), k == key) for b, k in zip(rows.batches, keys)])
+            mask = rows.ok & in_kind
+            busy = rows.maxu  # capacity included: only the order among feasible rows matters
+            for idx in _Order(np.nonzero(mask)[0], np.isnan(rows.cost), rows.cost, busy):
+                b, r = rows.batch(idx)
+                config = b.config(r)
+                pred = predict_at_load(req, wl, config)
+                if not _meets(pred, limits):
+                    continue
+                price = None if np.isnan(rows.cost[idx]) else float(rows.cost[idx])
+                found = _candidate(req, None, price, config, pred, candidates)
+                break
+        if found is not None:
+            out.append(KindBest(key[0], key[1], found))
+    return out
+
+
+def _unpriced(req: Requirements, rows: _Rows, feasible_order: _Order, unpriced_rows: np.ndarray,
+              candidates: list[Candidate], limit: int) -> list[Unpriced]:
+    """Feasible configurations that lack a price: the tightest fit of each group, with the
+    ids whose price is missing and a catalog entry that would price each."""
+    out = []
+    shown = {c.config for c in candidates}
+    for idx in feasible_order.group_firsts(rows.group_code, len(rows.groups)):
+        if len(out) >= limit:
+            break
+        if not unpriced_rows[idx]:
+            continue
+        b, r = rows.batch(idx)
+        config = b.config(r)
+        if config in shown:
+            continue
+        missing = tuple(unpriced(req.catalog, config))
+        out.append(Unpriced(config, missing, tuple(price_entry(req.catalog, m) for m in missing),
+                            1.0 - float(b.max_util(capacity=False)[r])))
+    return out
+
+
+def price_entry(catalog, ident: str) -> str:
+    """A catalog entry that would price ``ident`` (a VM size, a disk SKU, a service level),
+    with the price fields it needs: ``vms: {Standard_D8s_v5: {price_per_hour: ...}}``."""
+    if ident in catalog.vms:
+        section, fields = "vms", ["price_per_hour"]
+    elif ident in catalog.disks:
+        section, fields = "disks", ["price_per_month"]
+    elif ident in catalog.provisioned:
+        row = catalog.provisioned[ident]
+        section = "provisioned"
+        fields = [f for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")
+                  if getattr(row, f) is None]
+    else:
+        row = catalog.services.get(ident)
+        section = "services"
+        # a level with a capacity price lacks only the price of its provisioned throughput
+        fields = ["price_per_mibps_month" if row is not None and row.price_per_gib_month is not None
+                  else "price_per_gib_month"]
+    return f"{section}: {{{ident}: {{{', '.join(f'{f}: ...' for f in fields)}}}}}"
 
 
 def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,
@@ -427,13 +601,14 @@ def _c(x: float) -> float:
     return math.inf if math.isnan(x) else float(x)
 
 
-def _miss(req: Requirements, wl: Workload, rows: _Rows, idx: int) -> Miss:
+def _miss(req: Requirements, wl: Workload, rows: _Rows, idx: int, shortfall: np.ndarray | None = None) -> Miss:
+    """Row ``idx`` as a :class:`Miss`; its ``shortfall`` from ``shortfall`` (default: the rows' own)."""
     b, r = rows.batch(idx)
     failing = set(failing_kinds(req, b, r))
     facts = tuple(dict.fromkeys(text for kind, text in b.facts(r) if kind in failing))
     cost = rows.cost[idx]
     return Miss(None if math.isnan(cost) else float(cost), b.config(r), tuple(lacks(req, wl, b, r)), facts,
-                float(rows.shortfall[idx]))
+                float((rows.shortfall if shortfall is None else shortfall)[idx]))
 
 
 def failing_kinds(req: Requirements, b: Batch, r: int) -> list[str]:

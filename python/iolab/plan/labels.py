@@ -1,0 +1,93 @@
+"""Labels that say what to buy, and the plan's money: one formatter for every rendering.
+
+A label is written from a candidate's JSON ``config`` (docs/plan.md), so the command's
+text, the HTML report of a plan and of a saved ``plan --json`` read exactly alike:
+
+- disks: ``Standard_D16pls_v5 (Arm) + 3 × P30 performance plus``; Premium SSD v2 and Ultra
+  with what to provision, each: ``4 × premium-v2 (256 GiB, 3,000 IOPS, 125 MB/s each)``;
+  host caching when it is not none: ``, cache readonly``;
+- shares: ``anf ultra 2 TiB in a 4 TiB pool (256 MiB/s), nfs3 nconnect 4`` (the billed
+  pool, whenever the level has pools; ``manual QoS`` and ``large`` when they apply);
+- several workloads: ``Standard_E8s_v5 + data: 2 × P30; log: 1 × P20``;
+- ``clients`` × in front when more than one.
+
+Money is dollars and cents with thousands separators (``$1,234.50``), ``unpriced`` when a
+part has no price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..units import format_ops, format_rate, format_size
+from ..words import a
+
+__all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS"]
+
+ARCH_WORDS = {"arm64": "Arm"}
+"""How a VM's architecture reads after its size, where it is not the usual x86-64."""
+
+
+def money(x: float | None) -> str:
+    """``$1,234.50``; ``unpriced`` for None."""
+    return "unpriced" if x is None else f"${x:,.2f}"
+
+
+def vm_arch(config: Mapping[str, Any]) -> str | None:
+    """The VM's architecture as the configuration states it (its ``arch`` key: ``arm64``,
+    ``x86_64``), or None where it does not; nothing is guessed from the size's name."""
+    arch = config.get("arch")
+    return arch if isinstance(arch, str) and arch else None
+
+
+def vm_label(config: Mapping[str, Any]) -> str | None:
+    """``Standard_D16pls_v5``, ``Standard_D16pls_v5 (Arm)`` when it states an Arm
+    architecture; None for a generic client."""
+    vm = config.get("vm")
+    if not vm:
+        return None
+    word = ARCH_WORDS.get(vm_arch(config) or "")
+    return f"{vm} ({word})" if word else str(vm)
+
+
+def disk_label(d: Mapping[str, Any]) -> str:
+    """One disk group: ``3 × P30 performance plus``, ``4 × premium-v2 (256 GiB, 3,000 IOPS,
+    125 MB/s each)``, ``2 × P20, cache readonly``."""
+    text = f"{d['count']} × {d['sku']}" + (" performance plus" if d.get("performance_plus") else "")
+    if d.get("size") is not None:
+        each = " each" if d["count"] > 1 else ""
+        text += (f" ({format_size(d['size'])}, {format_ops(d.get('iops') or 0)}, "
+                 f"{format_rate(d.get('bandwidth') or 0)}{each})")
+    caching = d.get("caching") or "none"
+    return text + (f", cache {caching}" if caching != "none" else "")
+
+
+def share_label(c: Mapping[str, Any]) -> str:
+    """A share: ``anf ultra 2 TiB in a 4 TiB pool (256 MiB/s), nfs3 nconnect 4``."""
+    word = "channels" if c.get("protocol") == "smb3" else "nconnect"
+    large = " large" if c.get("large") else ""
+    qos = " manual QoS" if c.get("qos") == "manual" else ""
+    pool = f" in {a(format_size(c['pool']))} pool" if c.get("pool") else ""
+    return (f"{c['service']} {c['level']}{large} {format_size(c['size'])}{pool} "
+            f"({format_rate(c.get('throughput') or 0, binary=True)}{qos}), {c.get('protocol')} {word} "
+            f"{c.get('nconnect', 1)}")
+
+
+def config_label(c: Mapping[str, Any]) -> str:
+    """A configuration in one line (see the module's docstring)."""
+    if c.get("volumes"):
+        what = "; ".join(f"{name}: {' + '.join(disk_label(d) for d in v.get('disks') or [])}"
+                         for name, v in c["volumes"].items())
+    elif c.get("service"):
+        what = share_label(c)
+    else:
+        what = " + ".join(disk_label(d) for d in c.get("disks") or [])
+    n = c.get("clients") or 1
+    head = f"{n} × " if n > 1 else ""
+    vm = vm_label(c)
+    if not what:
+        return f"{head}{vm}"
+    if vm is None:
+        return f"{head}client: {what}" if head else what
+    return f"{head}{vm} + {what}"

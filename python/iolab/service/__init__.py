@@ -1,0 +1,1 @@
+"""iolab's application layer: one function per job, behind every interface."""
