@@ -142,7 +142,7 @@ def _name(request: Request, default: str) -> str:
     return name
 
 
-def _int(request: Request, key: str, default: int) -> int:
+def _int(request: Request, key: str, default: int | None) -> int | None:
     text = request.query_params.get(key)
     if text is None:
         return default
@@ -192,7 +192,7 @@ def make_app(settings: Settings) -> Starlette:
 
     def plan(request: Request, text: str) -> Any:
         return jobs.plan_text(text, _name(request, "requirements.yaml"), cat, region=region(request),
-                              top=_int(request, "top", 5))
+                              top=_int(request, "top", None))
 
     def parse(request: Request, text: str) -> Any:
         return {"data": jobs.finite(jobs.parse_text(text, _name(request, "scenario.yaml")))}
@@ -205,7 +205,7 @@ def make_app(settings: Settings) -> Starlette:
 
     def runs(request: Request, text: str) -> Any:
         sweep = request.query_params.get("sweep")
-        return jobs.runs(settings.db, None if sweep is None else _int(request, "sweep", 0))
+        return jobs.runs(settings.db, None if sweep is None else _int(request, "sweep", None))
 
     def run(request: Request, text: str) -> Any:
         return jobs.run(settings.db, _path_int(request, "run_id"))
@@ -222,7 +222,7 @@ def make_app(settings: Settings) -> Starlette:
             raise InputError(f"unknown report kind {kind!r}; one of: predict, plan", field="KIND")
         name = _name(request, "scenario.yaml" if kind == "predict" else "requirements.yaml")
         return jobs.report_html(kind, (), catalog=cat, text=text, name=name, region=region(request),
-                                top=_int(request, "top", 5))
+                                top=_int(request, "top", None))
 
     def choices(request: Request, text: str) -> Any:
         return jobs.choices(cat, region(request))

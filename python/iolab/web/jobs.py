@@ -174,23 +174,16 @@ def _provisioned(cat: Any, group: Any) -> tuple[int | None, float | None, float 
     return size, float(group.iops or 0.0), float(group.bandwidth or 0.0)
 
 
-def plan_text(text: str, name: str, catalog: Sequence[Path] = (), *, region: str = "eastus", top: int = 5) -> dict:
-    """What ``iolab plan NAME --json --region REGION --top TOP`` prints for a file holding `text`."""
+def plan_text(text: str, name: str, catalog: Sequence[Path] = (), *, region: str = "eastus",
+              top: int | None = None) -> dict:
+    """What ``iolab plan NAME --json --region REGION --top TOP`` prints for a file holding `text`
+    (the plan service's :func:`iolab.service.plan.plan_text`)."""
     from ..errors import SchemaError
-    from ..plan import plan
-    from ..filekind import expect_data
-    from ..plan.requirements import TOP_LEVEL, parse_requirements
-    from ..plan.tail import TailOptions
-    from ..traps import traps_of
+    from ..service.plan import PlanOptions, plan_text as plan
 
-    if not 1 <= top <= 100:
+    if top is not None and not 1 <= top <= 100:
         raise SchemaError("must be from 1 to 100", field="--top")
-    data = parse_text(text, name)
-    expect_data(data, name, "requirements", fits=TOP_LEVEL)
-    req = parse_requirements(data, file=name, base=Path(name).parent, catalog_files=catalog).in_region(region)
-    warnings = [t.to_json() for t in traps_of(req, data)]
-    result = plan(req, top=top, tail=TailOptions(10, None, 5, 1))
-    return finite({**result.to_json(), "warnings": warnings})
+    return finite(plan(text, name, catalog, PlanOptions(top=top, region=region), base=Path(name).parent).to_json())
 
 
 def _store(db: Path | None, *, must_exist: bool) -> Any:
@@ -229,7 +222,8 @@ def run(db: Path | None, run_id: int) -> dict:
 
 
 def report_html(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: Sequence[Path] = (),
-                text: str | None = None, name: str | None = None, region: str = "eastus", top: int = 5) -> str:
+                text: str | None = None, name: str | None = None, region: str = "eastus",
+                top: int | None = None) -> str:
     """The page ``iolab report KIND ITEM... -o FILE`` writes: stored runs or sweeps by id, or, for
     ``predict`` and ``plan``, the scenario or requirements `text` named `name`."""
     from .. import __version__
