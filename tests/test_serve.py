@@ -239,3 +239,27 @@ def test_warnings_come_from_the_text_sent_not_a_file_of_that_name(served, iolab,
     assert [w["field"] for w in plan["warnings"]] == ["require.latency"]
     scenario = post(served, "/api/plan", text, name="s.yaml")
     assert scenario.status == 400 and "this is a scenario" in scenario.json()["error"]
+
+
+def test_with_allow_bench_a_run_follows_the_cli_safety_rules(tmp_path):
+    db = tmp_path / "bench.db"
+    s = start("--allow-bench", "--db", str(db))
+    try:
+        target = tmp_path / "target"
+        target.mkdir()
+        text = (EXAMPLES / "local-disk.yaml").read_text().replace("size: 32m", "size: 4m")
+        ran = post(s, "/api/bench", text, name="examples/local-disk.yaml", target=str(target), runtime="300ms")
+        assert ran.status == 200, ran.text
+        doc = ran.json()
+        assert doc["status"] == "ok" and doc["iops"] > 0 and doc["predicted"]["iops"] > 0
+        assert list(target.iterdir()) == []  # its own files, removed afterwards
+        assert [r["run_id"] for r in request(endpoint(s, "/api/runs")).json()["runs"]] == [doc["run_id"]]
+        victim = tmp_path / "precious"
+        victim.write_bytes(b"keep me")
+        write = text.replace("rw: randread", "rw: write")
+        refused = post(s, "/api/bench", write, target=str(victim), runtime="300ms")
+        assert refused.status == 403 and "existing file" in refused.json()["error"]
+        assert victim.read_bytes() == b"keep me"
+        assert post(s, "/api/bench", text, runtime="300ms").json()["field"] == "--target"
+    finally:
+        stop(s)

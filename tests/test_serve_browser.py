@@ -86,6 +86,7 @@ def test_a_changed_field_shows_what_predict_json_says(served, page, iolab, tmp_p
     page.goto(served.url)
     start_doc = iolab("predict", "examples/oltp-ds13-p30.yaml", "--json").json()
     figures_are(page, start_doc)
+    assert not page.is_visible("#w-run")  # no benchmark from the page without --allow-bench
     printed = iolab("predict", "examples/oltp-ds13-p30.yaml").out
     for figure in ("#o-iops", "#o-bw", "#o-lat"):  # as the command prints them
         assert page.inner_text(figure) in printed

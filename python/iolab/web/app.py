@@ -230,8 +230,9 @@ def make_app(settings: Settings) -> Starlette:
     def bench(request: Request, text: str) -> Any:
         if not settings.allow_bench:
             raise SafetyError("benchmarks cannot be started from the page: start iolab serve with --allow-bench")
-        raise SafetyError("run benchmarks with iolab bench run, which applies its safety rules; the page only "
-                          "reads the runs stored")
+        return jobs.bench_text(text, _name(request, "scenario.yaml"), cat, settings.db,
+                               target=request.query_params.get("target", ""),
+                               runtime=request.query_params.get("runtime"))
 
     async def index(request: Request) -> Response:
         return HTMLResponse(page, headers={"Content-Security-Policy": "default-src 'self'; "

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["predict_text", "whatif_text", "plan_text", "curve_text", "cost_text", "percentiles_text", "runs", "run",
-           "choices", "report_html", "finite", "scenario_yaml", "parse_text"]
+           "choices", "report_html", "bench_text", "finite", "scenario_yaml", "parse_text"]
 
 #: simulated IOs behind the percentiles the what-if page shows (seed 1: the same answer every time).
 PERCENTILE_IOS = 20_000
@@ -184,6 +184,34 @@ def plan_text(text: str, name: str, catalog: Sequence[Path] = (), *, region: str
     if top is not None and not 1 <= top <= 100:
         raise SchemaError("must be from 1 to 100", field="--top")
     return finite(plan(text, name, catalog, PlanOptions(top=top, region=region), base=Path(name).parent).to_json())
+
+
+def bench_text(text: str, name: str, catalog: Sequence[Path] = (), db: Path | None = None, *, target: str,
+               runtime: str | None = None) -> dict:
+    """What ``iolab bench run NAME --target TARGET [--runtime T] --json`` prints for a scenario
+    file holding `text`: fio runs the scenario's jobs under the bench's safety rules (never
+    ``--destructive``), and the run is stored with its prediction beside it."""
+    from ..bench.executor import ProcessExecutor
+    from ..bench.jobs import Settings
+    from ..bench.progress import QuietView
+    from ..bench.runner import Bench, Request
+    from ..bench.source import duration_option
+    from ..bench.store import ResultsStore, default_path
+    from ..errors import InputError
+    from ..fio.job import LIMITS
+
+    if not target:
+        raise InputError("give the directory to run in on the storage under test", field="--target")
+    s, _ = _scenario(text, name, catalog)
+    volumes = sorted({j.volume for j in s.jobs})
+    if len(volumes) > 1:
+        raise InputError(f"the jobs use volumes {', '.join(volumes)}: a run from the page takes a scenario whose "
+                         "jobs use one volume", file=name, field="jobs")
+    settings = Settings(runtime=duration_option(runtime, "--runtime", positive=True, most=LIMITS["runtime"]))
+    request = Request(tuple(j.fio for j in s.jobs), target, settings, (), s)
+    with ResultsStore(db if db is not None else default_path()) as store:
+        record = Bench(store, executor=ProcessExecutor(), view=QuietView()).run(request)
+    return finite(record.to_json())
 
 
 def _store(db: Path | None, *, must_exist: bool) -> Any:

@@ -344,6 +344,23 @@ async function reportOf(kind, text, params, name) {
   } catch (e) { status("error: " + e.message); }
 }
 
+// Only with iolab serve --allow-bench: fio runs the scenario's jobs under bench run's safety rules.
+async function runBench() {
+  const form = $("wf");
+  clearErrors(form);
+  $("w-run").disabled = true;
+  status("benchmark running…");
+  try {
+    const r = await call("POST", "/api/bench", { name: scenName, target: $("w-target").value, runtime: $("w-runtime").value }, JSON.stringify(scen));
+    $("w-ran").textContent = `run ${r.run_id} stored (${r.status}): ${fmtOps(r.iops)} measured, ${fmtOps(r.predicted && r.predicted.iops)} predicted`;
+    runsLoaded = false;
+    status("");
+  } catch (e) {
+    showError(form, e, errorKey, $("w-error"));
+    status("error: " + e.message);
+  } finally { $("w-run").disabled = false; }
+}
+
 // ------------------------------------------------------------------ plan
 
 function requirementsText() {
@@ -500,6 +517,8 @@ function start() {
   $("w-region").addEventListener("change", () => { loadChoices().catch(() => {}); schedule(); });
   $("w-file").addEventListener("change", async (ev) => { const f = ev.target.files[0]; if (f) openScenario(await f.text(), f.name); });
   $("w-save").addEventListener("click", saveScenario);
+  $("w-bench").hidden = !boot.allow_bench;
+  $("w-run").addEventListener("click", runBench);
   $("w-report").addEventListener("click", () => reportOf("predict", JSON.stringify(scen), { name: scenName }, scenName.split(/[\\/]/).pop().replace(/\.\w+$/, "") + "-report.html"));
 
   $("pf").addEventListener("input", (ev) => { if (ev.target.matches("[data-req]")) $("p-text").value = requirementsText(); });
