@@ -4,6 +4,7 @@ by default (token off loopback, Host and Origin checked, bounded bodies, no benc
 from __future__ import annotations
 
 import json
+import urllib.error
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,17 @@ def test_reads_only_on_get_and_bounds_bodies(served):
     assert request(endpoint(served, "/api/runs"), method="POST", body="x").status == 405
     big = post(served, "/api/predict", "#" * (1024 * 1024 + 1))
     assert big.status == 413 and big.json()["field"] == "body"
+    # without a Content-Length (chunked), the body is counted as it arrives
+    chunks = iter([b"#" * 65536] * 17)
+    import urllib.request
+
+    req = urllib.request.Request(endpoint(served, "/api/predict"), data=chunks, method="POST",
+                                 headers={"Transfer-Encoding": "chunked"})
+    try:
+        urllib.request.urlopen(req, timeout=60)
+        raise AssertionError("a chunked body past the bound was taken")
+    except urllib.error.HTTPError as e:
+        assert e.code == 413 and json.loads(e.read())["field"] == "body"
 
 
 def test_another_site_or_host_name_is_refused(served):
@@ -263,3 +275,17 @@ def test_with_allow_bench_a_run_follows_the_cli_safety_rules(tmp_path):
         assert post(s, "/api/bench", text, runtime="300ms").json()["field"] == "--target"
     finally:
         stop(s)
+
+
+def test_a_port_in_use_is_a_runtime_failure_naming_the_address():
+    import socket
+    import subprocess
+    import sys
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "iolab", "serve", "--port", str(port)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ") and "in use" in r.stderr
+    assert r.stderr.count("\n") == 1

@@ -57,6 +57,8 @@ def _json(doc: Any, status: int = 200) -> Response:
 def error_response(e: BaseException) -> Response:
     """An error as the page shows it beside its field: ``{"error", "field", "file"}``; bad input
     400, a refusal for safety 403, anything else 500."""
+    if isinstance(e, TooLarge):
+        return _json({"error": e.message, "field": e.field}, 413)
     if isinstance(e, InputError):
         return _json({"error": e.message, "field": e.field, "file": e.file}, 400)
     if isinstance(e, SafetyError):
@@ -81,6 +83,8 @@ class Guard:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         refusal = self._refusal(scope, headers)
         if refusal is not None:
+            if refusal[0] == 413 and int(headers["content-length"]) <= DRAINED:
+                await _drain(receive)  # so that the client, still sending, reads the answer
             await _json({"error": refusal[1], "field": refusal[2]}, refusal[0])(scope, receive, send)
             return
         await self.app(scope, _bounded(receive), send)
@@ -99,13 +103,31 @@ class Guard:
         if scope["method"] != "GET" and origin is not None and origin != f"http://{headers.get('host', '')}":
             return 403, f"a request from another page ({origin}) is refused", "origin"
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        if length is not None and not length.isdigit():
+            return 400, "the Content-Length is not a number", "body"
+        if length is not None and int(length) > MAX_BODY:
             return 413, f"the body is larger than {MAX_BODY // 1024} KiB", "body"
         return None
 
 
+#: a body refused for its size is still read (and dropped) up to this many bytes, so that the
+#: client sees the 413 rather than a connection reset; past it the connection is closed.
+DRAINED = 8 * MAX_BODY
+
+
+async def _drain(receive: Callable) -> None:
+    while True:
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body"):
+            return
+
+
 class BodyTooLarge(Exception):
-    pass
+    """A body (of any transfer encoding) grew past :data:`MAX_BODY` as it was read."""
+
+
+class TooLarge(InputError):
+    """A body refused for its size: 413."""
 
 
 def _bounded(receive: Callable) -> Callable:
@@ -128,7 +150,7 @@ async def _body(request: Request) -> str:
     try:
         data = await request.body()
     except BodyTooLarge:
-        raise InputError(f"the body is larger than {MAX_BODY // 1024} KiB", field="body") from None
+        raise TooLarge(f"the body is larger than {MAX_BODY // 1024} KiB", field="body") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
