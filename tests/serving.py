@@ -106,8 +106,9 @@ def request(url: str, *, method: str = "GET", body: bytes | str | None = None,
 
 
 def endpoint(served: Served, path: str, **params: object) -> str:
-    """`path` on the server with query `params` (and the token when the server has one)."""
+    """`path` on the server (through 127.0.0.1) with query `params` (and the token when the
+    server has one)."""
     query = {k: str(v) for k, v in params.items()}
     if served.token:
         query["token"] = served.token
-    return served.base.rstrip("/") + path + ("?" + urllib.parse.urlencode(query) if query else "")
+    return served.local.rstrip("/") + path + ("?" + urllib.parse.urlencode(query) if query else "")

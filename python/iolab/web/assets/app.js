@@ -425,13 +425,20 @@ function renderPlan(r, ms) {
   if ((r.best_by_kind || []).length) {
     out.push("<h3>Best of each kind</h3><ul class=\"reasons\">" + r.best_by_kind.map((k) => `<li>${esc(k.kind)}${k.service ? " (" + esc(k.service) + ")" : ""}: ${esc(planLabel(k.candidate.config))}, ${esc(fmtMoney(k.candidate.monthly_cost))}</li>`).join("") + "</ul>");
   }
-  const reasons = [];
-  for (const m of r.near_misses || []) reasons.push(`near miss: ${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}` + (m.shortfall ? ` — ${m.shortfall.toFixed(2)}× over` : ""));
-  for (const m of r.rejected || []) reasons.push(`cheaper, but failing: ${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}`);
-  for (const m of r.others || []) reasons.push(`other: ${planLabel(m.config)} (${fmtMoney(m.monthly_cost)})` + ((m.lacks || []).length ? `: ${m.lacks.join("; ")}` : ""));
-  for (const m of r.unpriced || []) reasons.push(`feasible, but unpriced: ${planLabel(m.config)}: no price for ${(m.missing || []).join(", ")}`);
-  for (const x of r.excluded || []) reasons.push(`not searched: ${x}`);
-  if (reasons.length) out.push("<h3>Why not the others</h3><ul class=\"reasons\">" + reasons.map((x) => `<li>${esc(x)}</li>`).join("") + "</ul>");
+  // the reasons, as the command groups them; long groups show their first few and a count
+  const groups = [
+    ["Near misses, closest first", (r.near_misses || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}` + (m.shortfall ? ` — ${m.shortfall.toFixed(2)}× over` : ""))],
+    ["Cheaper, but failing", (r.rejected || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}`)],
+    ["Other options", (r.others || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)})` + ((m.lacks || []).length ? `: ${m.lacks.join("; ")}` : ""))],
+    ["Feasible, but without a price", (r.unpriced || []).map((m) => `${planLabel(m.config)}: no price for ${(m.missing || []).join(", ")}`)],
+    ["Not searched", r.excluded || []],
+  ].filter(([, items]) => items.length);
+  const FEW = 5;
+  if (groups.length) out.push("<h3>Why not the others</h3>");
+  for (const [title, items] of groups) {
+    out.push(`<p class="reasons-title">${esc(title)}</p><ul class="reasons">` + items.slice(0, FEW).map((x) => `<li>${esc(x)}</li>`).join("") +
+      (items.length > FEW ? `<li class="dim">and ${items.length - FEW} more (the JSON has them all)</li>` : "") + "</ul>");
+  }
   for (const w of r.warnings || []) out.push(`<p class="dim">warning: ${esc((w.field ? w.field + ": " : "") + w.message)}</p>`);
   $("p-out").innerHTML = out.join("");
 }
