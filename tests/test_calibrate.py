@@ -224,7 +224,7 @@ def test_percentiles_are_set_beside_the_simulators(iolab, tmp_path):
     from iolab.bench.store import ResultsStore
     from iolab.calibrate.fit import _simulated
     from iolab.calibrate.observations import Observation
-    from iolab.cli.calibrate import SIMULATED_IOS
+    from iolab.service.calibrate import SIMULATED_IOS
     from iolab.scenario import load_scenario
 
     s = load_scenario(_scenario(tmp_path / "truth.yaml", TRUTH, "randread"))

@@ -140,4 +140,4 @@ def test_predict_and_simulate_say_the_stall_holds_the_jobs(iolab):
     assert f"The jobs' thinktime (fio's stall between IOs) holds it, not the storage: {words}" in \
         " ".join(iolab("predict", example).out.split())
     out = " ".join(iolab("simulate", example, "--ios", "20000").out.split())
-    assert f"Bottleneck: the jobs' thinktime (fio's stall between IOs) holds it, not the storage: {words}" in out
+    assert f"Bottleneck: The jobs' thinktime (fio's stall between IOs) holds it, not the storage: {words}" in out

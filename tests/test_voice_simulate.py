@@ -73,7 +73,9 @@ def test_the_bottleneck_line_is_words_not_a_repeated_kind(iolab, tmp_path):
     out = iolab(f"simulate {qd1} --ios 20000").out
     line = next(ln for ln in out.splitlines() if ln.startswith("Bottleneck:"))
     assert "concurrency (concurrency" not in line
-    assert "nothing is saturated" in line and "too few IOs in flight (1)" in line
+    assert "Nothing is saturated" in line and "too few IOs in flight (1)" in line
+    said = next(ln for ln in iolab(f"predict {qd1}").out.splitlines() if ln.startswith("Bottleneck:"))
+    assert said.split(":")[1] == line.split(":")[1]  # one wording for both engines
 
 
 def test_a_burst_line_that_changes_nothing_is_not_printed(iolab):

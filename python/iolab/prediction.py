@@ -10,15 +10,13 @@ import math
 from dataclasses import dataclass, replace
 
 from .analytic import Solution, chains, reach, solve
+from .bottleneck import Bottleneck, of_prediction
 from .compile import compile_scenario
-from .errors import SchemaError
 from .network import Network
 from .phases import combine_docs, duration, split
 from .scenario import Scenario
 
-__all__ = ["Prediction", "predict", "predict_file", "file_json", "sweep", "with_job_option", "SWEEPABLE"]
-
-SWEEPABLE = ("iodepth", "numjobs")
+__all__ = ["Prediction", "predict", "predict_phases", "file_json", "predict_json"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +32,11 @@ class Prediction:
     @property
     def iops(self) -> float:
         return self.solution.iops
+
+    @property
+    def bottleneck(self) -> Bottleneck:
+        """What limits it (:mod:`iolab.bottleneck`)."""
+        return of_prediction(self)
 
     @property
     def bandwidth(self) -> float:
@@ -71,8 +74,7 @@ class Prediction:
             if fig:
                 doc[d] = fig
         doc["jobs"] = self.jobs()
-        doc["bottleneck"] = {"resource": sol.bottleneck.label, "kind": sol.bottleneck.kind,
-                             "utilization": round(sol.bottleneck.utilization, 4)}
+        doc["bottleneck"] = self.bottleneck.to_json()
         doc["resources"] = [{"resource": r.label, "kind": r.kind, "utilization": round(r.utilization, 4)}
                             for r in sol.resources]
         if sol.load:
@@ -189,20 +191,7 @@ def predict(scenario: Scenario) -> Prediction:
     return Prediction(scenario, network, solution, upper, at_90)
 
 
-def with_job_option(scenario: Scenario, option: str, value: int) -> Scenario:
-    """The scenario with ``option`` (iodepth or numjobs) set to ``value`` in every job."""
-    if option not in SWEEPABLE:
-        raise SchemaError(f"can sweep {' or '.join(SWEEPABLE)}, not {option!r}", field="--sweep")
-    jobs = tuple(replace(j, fio=replace(j.fio, **{option: value})) for j in scenario.jobs)
-    return scenario.replace_jobs(jobs)
-
-
-def sweep(scenario: Scenario, option: str, values: list[int]) -> list[tuple[int, Prediction]]:
-    """Predict the scenario at each value of ``option`` (the latency curve)."""
-    return [(v, predict(with_job_option(scenario, option, v))) for v in values]
-
-
-def predict_file(scenario: Scenario) -> tuple[list[Prediction], list[float | None]]:
+def predict_phases(scenario: Scenario) -> tuple[list[Prediction], list[float | None]]:
     """Each phase of the scenario predicted on its own (fio's ``stonewall``/``wait_for``; one
     phase when no job waits), with how long each runs (:func:`iolab.phases.duration`)."""
     parts = split(scenario)
@@ -212,8 +201,14 @@ def predict_file(scenario: Scenario) -> tuple[list[Prediction], list[float | Non
 
 
 def file_json(preds: list[Prediction], durations: list[float | None]) -> dict:
-    """The JSON of :func:`predict_file`: one prediction's when there is one phase, else the
+    """The JSON of :func:`predict_phases`: one prediction's when there is one phase, else the
     file's total with ``phases`` (:func:`iolab.phases.combine_docs`)."""
     if len(preds) == 1:
         return preds[0].to_json()
     return combine_docs([p.to_json() for p in preds], durations)
+
+
+def predict_json(scenario: Scenario) -> dict:
+    """``iolab predict --json``'s figures for a scenario, every phase counted
+    (:func:`predict_phases`, :func:`file_json`): what a comparison with a measurement uses."""
+    return file_json(*predict_phases(scenario))

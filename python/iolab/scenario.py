@@ -41,6 +41,7 @@ __all__ = [
     "ScenarioJob",
     "Scenario",
     "load_scenario",
+    "read_scenario",
     "parse_scenario",
     "parse_jobs",
 ]
@@ -190,6 +191,18 @@ def load_scenario(path: str | Path, catalog_files: tuple[str | Path, ...] | list
     data = load_yaml(path)
     expect_data(data, str(path), "scenario", fits=_TOP)  # a requirements or calibration file is named as such
     return parse_scenario(data, file=str(path), base=Path(path).parent, catalog_files=catalog_files)
+
+
+def read_scenario(text: str | bytes, *, file: str, base: Path | None = None,
+                  catalog_files: tuple[str | Path, ...] | list = ()) -> Scenario:
+    """:func:`load_scenario` for text already in memory (a request body), `file` its display
+    name in messages and `base` the directory its relative paths start from."""
+    from .filekind import expect_data
+    from .schema import parse_yaml
+
+    data = parse_yaml(text, file=file)
+    expect_data(data, file, "scenario", fits=_TOP)
+    return parse_scenario(data, file=file, base=base or Path("."), catalog_files=catalog_files)
 
 
 def parse_scenario(data: Any, *, file: str = "scenario", base: Path | None = None,

@@ -22,12 +22,12 @@ def predicted(scenario: Any, jobs: Sequence[FioJob]) -> dict[str, Any]:
     """The predict JSON (docs/predict.md) of `scenario` with its jobs replaced by `jobs` (same
     order and names as the scenario's). Raises what prediction raises for a scenario it
     cannot model."""
-    from ..prediction import predict
+    from ..prediction import predict_json
 
     by_name = {job.name: job for job in jobs}
     new_jobs = tuple(replace(sj, fio=by_name.get(sj.name, sj.fio)) for sj in scenario.jobs
                      if sj.name in by_name)
-    return predict(scenario.replace_jobs(new_jobs)).to_json()
+    return predict_json(scenario.replace_jobs(new_jobs))
 
 
 def check_clients(scenario: Any, hosts: int, *, remote: bool) -> None:

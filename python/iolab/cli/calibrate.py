@@ -4,11 +4,14 @@ calibration file that predict and simulate take with --calibration."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..service.calibrate import CalibrateResult
 from .bench import DB_OPTION
 from .pairing import refuse_alone
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json
@@ -26,10 +29,6 @@ def parse_ids(texts: list[str] | None, option: str) -> list[int]:
                 raise InputError(f"expected run ids (whole numbers, comma-separated), got {part!r}", field=option)
             out.append(int(part))
     return out
-
-
-#: IOs the simulator runs per point with --percentiles.
-SIMULATED_IOS = 50_000
 
 
 def _pct(x: float | None) -> str:
@@ -57,108 +56,27 @@ def calibrate(
     json_: bool = JSON_OPTION,
 ) -> None:
     """Fit a scenario's latencies, CPU cost (and named caps) to stored bench runs."""
-    from ..calibrate import candidates, document, fit, observations, point_errors, render, select
-    from ..calibrate.fit import scenario_with
-    from ..report.output import check_output, write_output
-    from ..scenario import load_scenario
-    from .results import _open
+    from ..service.calibrate import CalibrateOptions, calibrate_runs
 
     run_ids = parse_ids(runs, "--runs")
     held = parse_ids(validate, "--validate")
-    from ..bench.store import refuse_repeats
-
-    refuse_repeats(run_ids, "--runs")
-    refuse_repeats(held, "--validate")
-    if bool(run_ids) == (sweep is not None):
-        raise InputError("give the runs to fit: --runs ID... or --sweep ID (one of them)", field="--runs")
-    if output is not None:
-        check_output(output, force=force)
-    else:
+    if output is None:
         refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
-    s = load_scenario(scenario, catalog or ())
-    store = _open(db)
-    with store:
-        if sweep is not None:
-            store.sweep(sweep)
-            run_ids = sorted(r.run_id for r in store.summaries(sweep_id=sweep))
-        both = sorted(set(run_ids) & set(held))
-        if both:  # a held-out run must not be fitted to: it would check the fit against itself
-            raise InputError(f"run {both[0]} is both fitted to ({'--sweep' if sweep is not None else '--runs'}) "
-                             "and held out: held-out runs are predicted after the fit, not fitted to",
-                             field="--validate")
-        records = [store.load(i, "--runs") for i in run_ids]
-        held_records = [store.load(i, "--validate") for i in held]
-        path = str(store.path)
-    obs, notes = observations(records, s)
-    held_obs, held_notes = observations(held_records, s)
-    directions = {d for o in obs for d in ("read", "write") if d in o.measured} or {"read"}
-    if not any(d in o.measured for o in obs for d in ("read", "write")):
-        directions = {"read" if any(j.rw in ("read", "randread") for j in o.jobs) else "write" for o in obs} or {"read"}
-    cands = candidates(s, peak_iops=max((o.measured["iops"] for o in obs), default=1.0),
-                       peak_bandwidth=max((o.measured["bandwidth"] for o in obs), default=1.0),
-                       directions=directions)
-    params = select(cands, fit_ or [], hold or [])
-    ios = SIMULATED_IOS if percentiles else 0
-    result = fit(s, params, obs, percentiles=ios)
-    validation = point_errors(scenario_with(s, result.values), held_obs, percentiles=ios) if held_obs else []
-    validation_before = point_errors(s, held_obs, percentiles=ios) if held_obs else []
-    from ..calibrate.calibration import catalog_overrides
-
-    doc = document(result, scenario=str(scenario), database=path, runs=run_ids, sweep=sweep, validation=validation,
-                   catalog=catalog_overrides(s, result.values))
-    if output is not None:
-        write_output(output, render(doc), force=force)
+    result = calibrate_runs(scenario, CalibrateOptions(
+        runs=tuple(run_ids), sweep=sweep, validate=tuple(held), fit=tuple(fit_ or ()), hold=tuple(hold or ()),
+        percentiles=percentiles, output=output, force=force, db=db, catalog=tuple(catalog or ())))
     if json_:
-        fitted = {e.parameter.path: e for e in result.estimates}
-        print_json({
-            "scenario": str(scenario), "database": path, "runs": run_ids, "sweep": sweep,
-            "parameters": [_parameter(p, fitted.get(p.path)) for p in cands],
-            "points": _points(result.before, result.after),
-            "error_before": _mape(result.before), "error_after": _mape(result.after),
-            "held_out": _points(validation_before, validation),
-            "held_out_error_before": _mape(validation_before), "held_out_error_after": _mape(validation),
-            "rms_log_before": result.rms_before, "rms_log_after": result.rms_after,
-            "warnings": list(result.warnings), "notes": notes + held_notes,
-            "overrides": {k: v for k, v in doc.items() if k not in ("version", "calibration", "catalog")},
-            "catalog": doc.get("catalog"),
-            "output": None if output is None else str(output),
-        })
+        print_json(result.to_json())
         return
-    _print(result, validation_before, validation, notes + held_notes, output)
+    _print(result)
 
 
-def _parameter(p: Any, e: Any) -> dict[str, Any]:
-    """A parameter as the JSON gives it: ``before``/``after`` values (base units), ``fixed``
-    (held, not fitted) and ``identifiable`` (None for a fixed one)."""
-    doc: dict[str, Any] = {"name": p.path, "unit": p.unit, "before": p.start if p.given else None}
-    if e is None:
-        return {**doc, "after": doc["before"], "fixed": True, "identifiable": None}
-    return {**doc, "after": e.value, "fixed": False, "identifiable": e.identified, "fitted": e.fitted,
-            "relative_error": e.relative_error, "sensitivity": round(e.sensitivity, 6), "warning": e.warning,
-            "note": e.note}
-
-
-def _points(before: list, after: list) -> list[dict[str, Any]]:
-    return [{"run_id": b.run_id, "point": b.label, "measured": dict(b.measured), "before": dict(b.predicted),
-             "after": dict(a.predicted), "error_before": b.errors, "error_after": a.errors}
-            for b, a in zip(before, after)]
-
-
-def _mape(points: list) -> dict[str, float]:
-    """Mean absolute relative error of each figure across the points."""
-    out: dict[str, list[float]] = {}
-    for p in points:
-        for name, err in p.errors.items():
-            if err is not None:
-                out.setdefault(name, []).append(abs(err))
-    return {name: sum(v) / len(v) for name, v in out.items()}
-
-
-def _print(result: Any, held_before: list, held_after: list, notes: list[str], output: Path | None) -> None:
+def _print(res: CalibrateResult) -> None:
     from rich.table import Table
 
     from ..calibrate.parameters import display
 
+    result, held_before, held_after, notes, output = res.fit, res.held_before, res.held_after, res.notes, res.output
     t = Table(title="parameters", header_style="bold", title_justify="left")
     for col in ("parameter", "start", "fitted", "± (1 σ)", "identified"):
         t.add_column(col, justify="left" if col == "parameter" else "right")

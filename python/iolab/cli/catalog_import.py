@@ -33,7 +33,7 @@ def _render(data: dict[str, dict[str, dict[str, float]]], header: list[str]) -> 
 def import_prices(files: list[Path], *, output: Path | None, force: bool, region: str | None,
                   catalog: list[Path]) -> dict[str, Any]:
     """Read the pages, write the catalog file (or print it), report on stderr; return the summary."""
-    from ..report.output import check_output, write_output
+    from ..outputs import check_output, write_output
 
     if output is not None:
         check_output(output, force=True)  # a directory, a missing parent

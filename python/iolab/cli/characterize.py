@@ -45,21 +45,21 @@ def characterize(
 ) -> None:
     """Characterize a workload from telemetry: percentiles, busy windows, a requirements file."""
     from ..plot import check_plot_path
-    from ..telemetry import read_files
-    from ..telemetry.output import store_profile, timeseries_plot, write_text
-    from ..telemetry.profile import profile, requirements_yaml
+    from ..service.characterize import CharacterizeOptions, characterize_files
 
     step = _duration(interval, "--interval") if interval is not None else None
     if plot is not None:
         check_plot_path(plot)
     if output is not None:
-        from ..report.output import check_output
+        from ..outputs import check_output
 
         check_output(output, force=force)
     else:
         refuse_alone("--force", force, "with --output FILE (it replaces an existing one)")
     if not store:
         refuse_alone("--db", db, "with --store, the default (the database the characterization is saved in)")
+    options = CharacterizeOptions(percentile=percentile, comfort=comfort, devices=tuple(device or ()), interval=step,
+                                  output=output, force=force, plot=plot, store=store, db=db)
     if live is not None:
         if files:
             raise SchemaError("give telemetry files or --live, not both", field="--live")
@@ -67,31 +67,15 @@ def characterize(
             raise SchemaError("--device picks among the devices of telemetry files; --live samples one device or "
                               "mount already: give it there (--live DEVICE|MOUNT)", field="--device")
         trace = _live(live, _duration(duration or "10m", "--duration"), step or 5.0, quiet=json_)
+        result = characterize_files([], options, trace=trace)
     else:
         refuse_alone("--duration", duration, "with --live (how long it samples)")
         if not files:
             raise SchemaError("give one or more telemetry files (or --live DEVICE|MOUNT)", field="FILE")
-        trace = read_files(list(files), interval=step)
-        if not trace.interval_used:
-            refuse_alone("--interval", interval, "with --live, or to files without times of their own (these "
-                         "files carry theirs)")
-    if not trace.samples:
-        raise SchemaError("no samples were taken (the duration is shorter than one interval?)", field="--live")
-    p = profile(trace, percentile=percentile, comfort=comfort, devices=device)
-    text = requirements_yaml(p, f"iolab characterize --percentile {percentile:g} --comfort {comfort:g}")
-    if plot is not None:
-        timeseries_plot(plot, p, f"combined load ({', '.join(p.devices)})")
-    if output is not None:
-        write_text(output, text)
-    run_id = store_profile(p, text, db) if store else None
+        result = characterize_files(list(files), options)
+    p, run_id = result.profile, result.run_id
     if json_:
-        doc = p.to_json()
-        doc["run_id"] = run_id
-        if output is not None:
-            doc["output"] = str(output)
-        if plot is not None:
-            doc["plot"] = str(plot)
-        print_json(doc)
+        print_json(result.to_json())
         return
     _print(p)
     if output is not None:

@@ -24,15 +24,9 @@ CSV_COLUMNS = ("run_id", "status", "started", "target", "sweep_id", "params", "j
 
 def _open(db: Path | None, *, must_exist: bool = True) -> Any:
     """The results database at `db` (default: the user's); None when absent and not `must_exist`."""
-    from ..bench.store import ResultsStore, default_path
+    from ..service.results import open_results
 
-    path = db if db is not None else default_path()
-    if not path.exists():
-        if must_exist:
-            raise InputError(f"no results database at {path}: run `iolab bench run` first, or name one with --db",
-                             field="--db")
-        return None
-    return ResultsStore(path)
+    return open_results(db, must_exist=must_exist)
 
 
 @app.command("list")

@@ -38,8 +38,7 @@ def default_scenario(service: str, protocol: str, workload: str, *, nconnect: in
             "jobs": [dict(DEFAULT_JOBS[workload])]}
 
 
-def _figures(p: Any) -> dict:
-    doc = p.to_json()
+def _figures(doc: dict) -> dict:
     return {k: doc[k] for k in ("iops", "bandwidth", "latency", "bottleneck") if k in doc}
 
 
@@ -48,7 +47,7 @@ def before_after(scenario: dict, file: str, base: Path, field: str, before: Any,
     """Predict ``scenario`` with its share volumes' ``field`` at ``before`` and at ``after``
     (SMB volumes for an SMB mount, NFS volumes for an NFS one). None when the scenario has
     no such volume."""
-    from ..prediction import predict
+    from ..prediction import predict_json
     from ..scenario import parse_scenario
 
     out = {}
@@ -61,5 +60,5 @@ def before_after(scenario: dict, file: str, base: Path, field: str, before: Any,
             return None
         for v in vols:
             v[field] = value
-        out[key] = _figures(predict(parse_scenario(data, file=file, base=base)))
+        out[key] = _figures(predict_json(parse_scenario(data, file=file, base=base)))
     return out

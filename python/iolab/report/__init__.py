@@ -10,7 +10,7 @@ characterization.
 from __future__ import annotations
 
 from .build import KINDS, build
-from .output import check_output, write_output
+from ..outputs import check_output, write_output
 from .page import Page, Section
 
 __all__ = ["KINDS", "build", "check_output", "write_output", "Page", "Section"]

@@ -44,13 +44,9 @@ def _ids(items: Sequence[str], kind: str) -> list[int]:
 
 
 def _store(db: Path | None) -> Any:
-    from ..bench.store import ResultsStore, default_path
+    from ..service.results import open_results
 
-    path = db if db is not None else default_path()
-    if not path.exists():
-        raise InputError(f"no results database at {path}: run `iolab bench run` first, or name one with --db",
-                         field="--db")
-    return ResultsStore(path)
+    return open_results(db)
 
 
 def _runs(kind: str, items: Sequence[str], db: Path | None) -> list[Section]:
@@ -69,7 +65,7 @@ def _runs(kind: str, items: Sequence[str], db: Path | None) -> list[Section]:
 
 
 def _predict(path: Path, catalog: Sequence[Path], calibration: Path | None) -> Section:
-    from .prediction import curve, prediction_section
+    from .prediction import prediction_section
 
     if path.suffix.lower() == ".json":
         doc = _json(path, "iolab predict --json")
@@ -78,20 +74,15 @@ def _predict(path: Path, catalog: Sequence[Path], calibration: Path | None) -> S
         check(doc, PREDICTION, file=str(path), what="iolab predict --json")
         return prediction_section(doc, title=f"Prediction: {path.name}")
     from .. import __version__
-    from ..prediction import predict
-    from ..scenario import load_scenario
+    from ..service.predict import PredictOptions, predict_file
 
-    s = load_scenario(path, catalog)
-    if calibration is not None:
-        from ..calibrate import apply_calibration
-
-        s = apply_calibration(s, calibration)
-    doc = predict(s).to_json()
+    result = predict_file(path, PredictOptions(catalog=tuple(catalog), calibration=calibration, curve=True))
+    doc = result.to_json()
     facts: list[tuple[str, object]] = [("iolab", __version__),
                                        ("catalog files", ", ".join(map(str, catalog)) or "the bundled catalog"),
                                        ("calibration", str(calibration) if calibration else None)]
     return prediction_section(doc, title=f"Prediction: {path.name}", scenario_text=path.read_text(encoding="utf-8"),
-                              points=curve(s, doc), facts=facts)
+                              facts=facts)
 
 
 def _plan(path: Path, catalog: Sequence[Path], top: int | None) -> Section:

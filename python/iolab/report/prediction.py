@@ -9,30 +9,11 @@ from . import figures
 from .formats import latency, value
 from .page import Section
 
-__all__ = ["prediction_section", "curve"]
-
-
-def curve(scenario: Any, doc: Mapping[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    """The predicted curve over iodepth 1, 2, 4, ... up to 4× the knee (or the scenario's own
-    depth); up to 64 when nothing caps the path (no knee)."""
-    import math
-
-    from ..prediction import sweep
-
-    jobs = max(1, sum(j.fio.numjobs for j in scenario.jobs))
-    knee = float(doc.get("knee_outstanding") or 1.0)
-    knee = max(1.0, knee if math.isfinite(knee) else 16.0 * len(scenario.jobs))
-    depth = max(1, int(float(doc.get("outstanding") or 1) // jobs))
-    top = max(depth, int(4 * knee / max(1, len(scenario.jobs))), 2)
-    values, v = [], 1
-    while v <= top:
-        values.append(v)
-        v *= 2
-    return [(d, p.to_json()) for d, p in sweep(scenario, "iodepth", values)]
+__all__ = ["prediction_section"]
 
 
 def prediction_section(doc: Mapping[str, Any], *, title: str, scenario_text: str | None = None,
-                       points: list[tuple[int, dict[str, Any]]] | None = None,
+                       points: list[tuple[str, dict[str, Any]]] | None = None,
                        facts: list[tuple[str, object]] | None = None) -> Section:
     """The headline figures, what limits them, the resources' utilization and the curve."""
     sec = Section(title, "prediction")
@@ -49,11 +30,11 @@ def prediction_section(doc: Mapping[str, Any], *, title: str, scenario_text: str
     sec.table(["where", "IOPS", "bandwidth", "mean latency"],
               [[n, value("iops", p.get("iops")), value("bandwidth", p.get("bandwidth")),
                 latency((p.get("latency") or {}).get("mean"))] for n, p in parts])
-    b = doc.get("bottleneck") or {}
-    if b.get("kind") == "concurrency":
-        limit = f"too few IOs in flight: nothing is saturated (busiest resource {b.get('utilization') or 0:.0%})"
-    else:
-        limit = f"{b.get('resource')} ({b.get('kind')}, {b.get('utilization') or 0:.0%} busy)" if b else None
+    from ..bottleneck import Bottleneck
+
+    b = doc.get("bottleneck")
+    limit = Bottleneck.from_json({**b, "outstanding": doc.get("outstanding")}).sentence() \
+        if isinstance(b, Mapping) else None
     sec.facts([("bottleneck", limit),
                ("IOs in flight", doc.get("outstanding")), ("knee", f"{doc.get('knee_outstanding')} IOs in flight"
                                                           if doc.get("knee_outstanding") is not None else None),
@@ -67,11 +48,15 @@ def prediction_section(doc: Mapping[str, Any], *, title: str, scenario_text: str
         sec.figure(figures.bars([r["resource"] for r in res], [r["utilization"] * 100 for r in res],
                                 title="utilization", xlabel="% busy", limit=100.0),
                    "How busy each resource is at the scenario's load.")
-    points = points if points is not None else [(int(p["params"].get("iodepth", 0)), p) for p in doc.get("points") or []]
+    if points is None:  # a predict --json document's own points, each labelled by its values
+        points = [(", ".join(f"{k}={v}" for k, v in (p.get("values") or p.get("params") or {}).items()), p)
+                  for p in doc.get("points") or []]
     if points:
-        pts = [figures.Point(p["iops"], (p.get("latency") or {}).get("mean") or 0.0, f"iodepth={d}") for d, p in points]
-        bound = float(doc.get("max_iops") or 0.0)
-        knee = next((p for p in pts if bound and p.iops >= 0.95 * bound), None)
+        pts = [figures.Point(p["iops"], (p.get("latency") or {}).get("mean") or 0.0, label) for label, p in points]
+        from ..service.predict import knee_index
+
+        k = knee_index([p.iops for p in pts], float(doc.get("max_iops") or 0.0))
+        knee = pts[k] if k is not None else None
         sec.figure(figures.latency_curve([], pts, title="predicted latency vs IOPS", predicted_knee=knee),
                    "The predicted curve as each job's iodepth doubles; the diamond marks the knee (95 % of the "
                    "IOPS bound), past which latency grows linearly.")

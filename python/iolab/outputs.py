@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..errors import InputError, RunError
+from .errors import InputError, RunError
 
 __all__ = ["check_output", "write_output"]
 
