@@ -1,10 +1,12 @@
 """Every call the web pages make into iolab, in one place: each job the page offers
-(predict, plan, the runs stored, the catalog's choices, a report) as the command line does
-it, so that an endpoint returns what the command's ``--json`` prints.
+(predict, simulate, plan, the runs stored, a report) through the application layer
+(:mod:`iolab.service`) the command line uses, so that an endpoint returns what the
+command's ``--json`` prints.
 
 Inputs arrive as text with a display name (the file name a person would have given the
-command); they are read by the same loaders as the command line's files, so a bad field is
-refused with the same :class:`~iolab.errors.InputError` naming the same field.
+command), handed to the services as a :class:`~iolab.service.source.Source` held in memory:
+they are read by the same loaders as the command line's files, so a bad field is refused
+with the same :class:`~iolab.errors.InputError` naming the same field.
 """
 
 from __future__ import annotations
@@ -34,22 +36,22 @@ def parse_text(text: str, name: str) -> Any:
     return parse_yaml(text, file=name)
 
 
-def _scenario(text: str, name: str, catalog: Sequence[Path]) -> Any:
-    """The scenario `text` as :func:`iolab.scenario.load_scenario` reads a file named `name`,
-    with its warnings (``traps``) found in the text itself."""
-    from ..filekind import expect_data
-    from ..scenario import _TOP, parse_scenario
-    from ..traps import traps_of
+def _source(text: str, name: str) -> Any:
+    """`text` as a file named `name` (relative paths inside it start beside that name)."""
+    from ..service.source import Source
 
-    data = parse_text(text, name)
-    expect_data(data, name, "scenario", fits=_TOP)
-    s = parse_scenario(data, file=name, base=Path(name).parent, catalog_files=catalog)
-    return s, [t.to_json() for t in traps_of(s, data)]
+    return Source.memory(text, name, base=Path(name).parent)
+
+
+def _predicted(text: str, name: str, catalog: Sequence[Path], *, curve: bool = False) -> Any:
+    from ..service.predict import PredictOptions, predict_file
+
+    return predict_file(_source(text, name), PredictOptions(catalog=tuple(catalog), curve=curve))
 
 
 def predict_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
     """What ``iolab predict NAME --json`` prints for a file holding `text`."""
-    return _predict(*_scenario(text, name, catalog))[0]
+    return finite(_predicted(text, name, catalog).to_json())
 
 
 def whatif_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = "eastus") -> dict:
@@ -58,55 +60,30 @@ def whatif_text(text: str, name: str, catalog: Sequence[Path] = (), region: str 
     scenario read once."""
     from ..cli.predict import explain
 
-    s, traps = _scenario(text, name, catalog)
-    doc, preds = _predict(s, traps)
-    sentence = (explain(preds[0]) if len(preds) == 1 else
-                f"The file runs in {len(preds)} phases one after another: " +
-                " ".join(f"phase {k}: {explain(p)}" for k, p in enumerate(preds, 1)))
-    return {"prediction": doc, "bottleneck": sentence, "cost": _cost(s, region)}
-
-
-def _predict(s: Any, warnings: list[dict]) -> tuple[dict, list]:
-    from ..cli.common import in_order
-    from ..prediction import file_json, predict_file
-
-    preds, durations = predict_file(s)
-    doc = file_json(preds, durations)
-    if len(preds) == 1:
-        doc["jobs"] = in_order(doc["jobs"], [j.name for j in s.jobs], lambda j: j["name"])
-    doc["warnings"] = warnings
-    return finite(doc), preds
+    result = _predicted(text, name, catalog)
+    sentence = (explain(result.prediction) if not result.phased else
+                f"The file runs in {len(result.phases)} phases one after another: " +
+                " ".join(f"phase {k}: {explain(p)}" for k, p in enumerate(result.phases, 1)))
+    return {"prediction": finite(result.to_json()), "bottleneck": sentence, "cost": _cost(result.scenario, region)}
 
 
 def curve_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
-    """The latency-versus-load curve the report draws for this scenario: iodepth 1, 2, 4, ...
-    up to four times the knee, each point as ``predict --sweep`` gives it (``params``, then the
-    prediction). A file that runs in phases has no single curve: ``points`` is empty."""
-    from ..prediction import predict_file
-    from ..report.prediction import curve
-
-    s = _scenario(text, name, catalog)[0]
-    preds, _ = predict_file(s)
-    if len(preds) > 1:
-        return {"points": []}
-    base = finite(preds[0].to_json())
-    return finite({"points": [{"params": {"iodepth": d}, **p} for d, p in curve(s, base)],
-                   "max_iops": base.get("max_iops"), "knee_outstanding": base.get("knee_outstanding")})
+    """The latency-versus-load curve ``iolab report predict`` draws for this scenario: iodepth
+    1, 2, 4, ... up to four times the knee, each point as ``predict --sweep`` gives it. A file
+    that runs in phases has no single curve: ``points`` is empty."""
+    doc = _predicted(text, name, catalog, curve=True).to_json()
+    return finite({"points": doc.get("points") or [], "max_iops": doc.get("max_iops"),
+                   "knee_outstanding": doc.get("knee_outstanding")})
 
 
 def percentiles_text(text: str, name: str, catalog: Sequence[Path] = ()) -> dict:
     """Latency percentiles of the scenario simulated for :data:`PERCENTILE_IOS` IOs (seed 1),
     as ``iolab simulate NAME --ios 20000 --json`` gives them under ``latency``."""
-    from ..compile import compile_scenario
-    from ..phases import split
-    from ..prediction import settle_mixes
-    from ..sim import simulate
+    from ..service.simulate import SimulateOptions, simulate_file
 
-    s = _scenario(text, name, catalog)[0]
-    if len(split(s)) > 1:
-        return {"latency": None, "ios": 0}
-    sim = simulate(compile_scenario(settle_mixes(s)), ios=PERCENTILE_IOS, seed=1)
-    return finite({"latency": sim.total.latency.to_json(), "ios": sim.ios, "seed": 1})
+    doc = simulate_file(_source(text, name), SimulateOptions(catalog=tuple(catalog), ios=PERCENTILE_IOS,
+                                                             seed=1)).to_json()
+    return finite({"latency": doc.get("latency"), "ios": doc.get("ios"), "seed": 1})
 
 
 def cost_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = "eastus") -> dict:
@@ -114,7 +91,9 @@ def cost_text(text: str, name: str, catalog: Sequence[Path] = (), region: str = 
     (:func:`iolab.plan.cost.bill`): ``bill`` (``vm``, ``disks``, ``shares``, ``provisioned``,
     ``total``) or None with ``missing`` naming what has no price (a generic device, an
     unpriced part)."""
-    return _cost(_scenario(text, name, catalog)[0], region)
+    from ..service.source import load_scenario_source
+
+    return _cost(load_scenario_source(_source(text, name), catalog), region)
 
 
 #: catalogs priced in a region, by (the catalog's identity, region): the loader shares one
@@ -199,10 +178,11 @@ def bench_text(text: str, name: str, catalog: Sequence[Path] = (), db: Path | No
     from ..bench.store import ResultsStore, default_path
     from ..errors import InputError
     from ..fio.job import LIMITS
+    from ..service.source import load_scenario_source
 
     if not target:
         raise InputError("give the directory to run in on the storage under test", field="--target")
-    s, _ = _scenario(text, name, catalog)
+    s = load_scenario_source(_source(text, name), catalog)
     volumes = sorted({j.volume for j in s.jobs})
     if len(volumes) > 1:
         raise InputError(f"the jobs use volumes {', '.join(volumes)}: a run from the page takes a scenario whose "
@@ -214,22 +194,11 @@ def bench_text(text: str, name: str, catalog: Sequence[Path] = (), db: Path | No
     return finite(record.to_json())
 
 
-def _store(db: Path | None, *, must_exist: bool) -> Any:
-    from ..bench.store import ResultsStore, default_path
-    from ..errors import InputError
-
-    path = db if db is not None else default_path()
-    if not path.exists():
-        if must_exist:
-            raise InputError(f"no results database at {path}: run `iolab bench run` first, or start iolab serve "
-                             "with --db", field="--db")
-        return None
-    return ResultsStore(path)
-
-
 def runs(db: Path | None, sweep: int | None = None) -> dict:
     """What ``iolab results list --json [--sweep ID]`` prints."""
-    store = _store(db, must_exist=False)
+    from ..service.results import open_results
+
+    store = open_results(db, must_exist=False)
     if store is None:
         return {"runs": []}
     with store:
@@ -240,8 +209,9 @@ def runs(db: Path | None, sweep: int | None = None) -> dict:
 
 def run(db: Path | None, run_id: int) -> dict:
     """What ``iolab results show ID --json`` prints."""
-    store = _store(db, must_exist=True)
-    with store:
+    from ..service.results import open_results
+
+    with open_results(db) as store:
         record = store.load(run_id)
         doc = record.to_json()
         doc["jobfile"] = record.jobfile
@@ -261,14 +231,12 @@ def report_html(kind: str, items: Sequence[str], *, db: Path | None = None, cata
         return build(kind, list(items), db=db).html(__version__)
     assert text is not None and name is not None
     if kind == "predict":
-        from ..report.prediction import curve, prediction_section
+        from ..report.prediction import prediction_section
 
-        s, traps = _scenario(text, name, catalog)
-        doc = _predict(s, traps)[0]
+        doc = finite(_predicted(text, name, catalog, curve=True).to_json())
         facts: list[tuple[str, object]] = [("iolab", __version__), ("catalog files", ", ".join(map(str, catalog))
                                                                      or "the bundled catalog")]
-        points = curve(s, doc) if "phases" not in doc else None
-        section = prediction_section(doc, title=f"Prediction: {name}", scenario_text=text, points=points, facts=facts)
+        section = prediction_section(doc, title=f"Prediction: {name}", scenario_text=text, facts=facts)
     else:
         from ..report.plan import plan_section
 
