@@ -210,3 +210,22 @@ def test_off_loopback_the_page_needs_its_token(browser):
         context.close()
     finally:
         stop(s)
+
+
+def test_a_share_built_in_the_form_predicts_as_the_cli(served, page, iolab, tmp_path):
+    page.goto(served.url)
+    page.wait_for_function("() => document.getElementById('o-iops').dataset.value")
+    page.select_option("#w-kind", "share")
+    page.select_option("#w-service", "anf")
+    page.select_option("#w-level", "ultra")
+    page.fill("#w-size", "8TiB")
+    page.select_option("#w-protocol", "nfs4.1")
+    page.fill("#w-nconnect", "4")
+    data = yaml.safe_load((EXAMPLES / "oltp-ds13-p30.yaml").read_text())
+    data["volumes"]["data"] = {"service": "anf", "level": "ultra", "size": "8TiB", "protocol": "nfs4.1", "nconnect": 4}
+    path = tmp_path / "share.yaml"
+    path.write_text(yaml.safe_dump(data))
+    doc = iolab("predict", str(path), "--json").json()
+    figures_are(page, doc)
+    assert any(r["kind"] == "service" for r in doc["resources"])
+    assert page.locator('#o-bars .bar[data-resource*="anf-ultra"]').count() >= 1
