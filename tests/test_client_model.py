@@ -116,7 +116,7 @@ def test_reads_count_against_receive_and_writes_against_egress(iolab, tmp_path):
     read = predict(iolab, tmp_path, text)
     assert read["bandwidth"] == pytest.approx(500 * MiB, rel=0.01)
     assert read["bottleneck"] == {"resource": "Standard_D16s_v5 network receive", "kind": "receive",
-                                  "utilization": pytest.approx(1.0, abs=0.01)}
+                                  "utilization": pytest.approx(1.0, abs=0.01), "why": "saturated"}
     write = predict(iolab, tmp_path, text.replace("randread", "randwrite").replace("size: 16TiB", "size: 32TiB"))
     assert write["bandwidth"] == pytest.approx(1562.5e6, rel=0.01)
     assert write["bottleneck"]["kind"] == "network"

@@ -114,7 +114,8 @@ def test_worked_example(iolab):
     assert within(doc["latency"]["mean"], 0.006472, 0.001)
     assert within(doc["read"]["iops"], 13844, 0.001) and within(doc["write"]["iops"], 5933, 0.001)
     assert doc["read"]["latency"]["mean"] == pytest.approx(doc["write"]["latency"]["mean"])
-    assert doc["bottleneck"] == {"resource": "data: P30 #1", "kind": "disk", "utilization": pytest.approx(0.989, abs=5e-4)}
+    assert doc["bottleneck"] == {"resource": "data: P30 #1", "kind": "disk", "utilization": pytest.approx(0.989, abs=5e-4),
+                                "why": "saturated"}
     vm = next(r for r in doc["resources"] if r["kind"] == "vm")
     assert vm["resource"] == "Standard_DS13 uncached" and vm["utilization"] == pytest.approx(0.7725, abs=5e-4)
     assert doc["outstanding"] == 128 and doc["knee_outstanding"] == pytest.approx(40.0, rel=1e-3)

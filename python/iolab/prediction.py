@@ -129,9 +129,10 @@ def settle_mixes(scenario: Scenario) -> Scenario:
         """Job i's IOPS (all clients) with read share `share`, the other jobs as they stand."""
         trial = list(jobs)
         trial[i] = replace(jobs[i], fio=jobs[i].fio.replace(rate_read_share=share))
-        solution = solve(compile_scenario(scenario.replace_jobs(tuple(trial))))
-        name = jobs[i].fio.name
-        return sum(x for j, x in solution.job_iops.items() if j == name or j.startswith(name + "@"))
+        network = compile_scenario(scenario.replace_jobs(tuple(trial)))
+        solution = solve(network)
+        name = jobs[i].fio.name  # every client's copy of the job carries its name as its group
+        return sum(solution.job_iops.get(j.name, 0.0) for j in network.jobs if j.group == name)
 
     for _ in range(4):
         moved = False

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .sim import Simulation
 
 __all__ = ["cap_loads", "BurstUse", "bursts", "WarmUp", "warm_ups", "BURSTING", "rate_bound", "rate_words",
-           "think_words"]
+           "think_words", "BucketTurn", "bucket_turns", "CreditPhase", "credit_phases", "duration_needed"]
 
 #: a cap above this share of its sustained rate ran on burst credits
 BURSTING = 1.005
@@ -138,3 +138,92 @@ def rate_words(bound: list[tuple[str, float]]) -> str:
     """``the rate limit (fio's rate_iops or rate) holds it, not the storage: job oltp at 4,000 IOPS``."""
     jobs = "; ".join(f"job {g} at {lim:,.0f} IOPS" for g, lim in bound)
     return f"the rate limit (fio's rate_iops or rate) holds it, not the storage: {jobs}"
+
+
+@dataclass(frozen=True)
+class BucketTurn:
+    """A credit bucket that emptied (``empties``) or filled (``fills``) during the measured
+    period, at ``t`` seconds into it."""
+
+    resource: str
+    event: str
+    t: float
+
+    def to_json(self) -> dict:
+        return {"resource": self.resource, "event": self.event, "t": round(self.t, 3)}
+
+
+#: a bucket holding less than this share of its size is empty, more than 1 − it full
+_EDGE = 1e-6
+
+
+def bucket_turns(network: Network, sim: Simulation) -> list[BucketTurn]:
+    """The buckets that emptied or filled within the run, first turn first. The moment is
+    found between the two credit samples around it, on the straight line the balance
+    follows while it drains (or fills) at a steady load."""
+    by_id = {r.id: r for r in network.resources}
+    out = []
+    for c in sim.credits:
+        res = by_id.get(c.id)
+        if res is None or res.cap is None or res.cap.burst is None:
+            continue
+        b = res.cap.burst
+        size, pick = (b.credit_ops, "ops") if b.credit_ops else (b.credit_bytes, "bytes")
+        pts = [(p.t, getattr(p, pick)) for p in c.series if getattr(p, pick) is not None]
+        if not size or len(pts) < 2:
+            continue
+        for (t0, v0), (t1, v1) in zip(pts, pts[1:]):
+            for event, crossed, target in (("empties", v0 > _EDGE * size >= v1, 0.0),
+                                           ("fills", v0 < (1 - _EDGE) * size <= v1, size)):
+                if crossed:
+                    slope = (v1 - v0) / (t1 - t0) if t1 > t0 else 0.0
+                    t = t0 + (target - v0) / slope if slope else t1
+                    out.append(BucketTurn(c.resource, event, min(max(t, t0), t1)))
+                    break
+            else:
+                continue
+            break
+    return sorted(out, key=lambda u: u.t)
+
+
+@dataclass(frozen=True)
+class CreditPhase:
+    """A stretch of the run on one side of a bucket's turn: ``burst`` before a bucket
+    empties and ``sustained`` after; ``refilling`` before one fills and ``full`` after.
+    ``start`` and ``duration`` in seconds, ``iops`` and ``bandwidth`` its mean rates (from
+    the series points wholly inside it)."""
+
+    name: str
+    start: float
+    duration: float
+    iops: float
+    bandwidth: float
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "start": round(self.start, 3), "duration": round(self.duration, 3),
+                "iops": round(self.iops, 1), "bandwidth": float(round(self.bandwidth))}
+
+
+def credit_phases(sim: Simulation, turn: BucketTurn) -> list[CreditPhase]:
+    """The run split at a bucket's turn; empty when the series has no point wholly on one
+    side of it (a run too coarse to tell)."""
+    width = sim.interval
+    end = max((p.t for p in sim.series), default=0.0)
+    sides = [[p for p in sim.series if p.t <= turn.t], [p for p in sim.series if p.t - width >= turn.t]]
+    names = ("burst", "sustained") if turn.event == "empties" else ("refilling", "full")
+    if not all(sides):
+        return []
+    spans = ((0.0, turn.t), (turn.t, max(end, turn.t) - turn.t))
+    return [CreditPhase(name, start, span, sum(p.iops for p in pts) / len(pts),
+                        sum(p.bandwidth for p in pts) / len(pts))
+            for name, (start, span), pts in zip(names, spans, sides)]
+
+
+def duration_needed(sim: Simulation, used: BurstUse) -> float | None:
+    """Seconds of measured time that would show the sustained rate of a cap still on its
+    credits at the end: until its bucket empties at the measured drain, and a tenth as long
+    again (at least a minute) past it; None when the bucket is not draining."""
+    if used.empty_in is None:
+        return None
+    until = sim.duration + used.empty_in
+    return until + max(60.0, 0.1 * until)

@@ -15,19 +15,43 @@ from typing import Any
 from ..errors import RuleViolation
 from ..fio import FioJob
 
-__all__ = ["predicted", "check_clients", "Row", "rows", "predicted_figure"]
+__all__ = ["scenario_as_run", "predicted", "check_clients", "Row", "rows", "predicted_figure", "figure_at"]
+
+
+def scenario_as_run(scenario: Any, jobs: Sequence[FioJob]) -> Any:
+    """The scenario with the jobs a run ran in place of its own — each with everything fio
+    was told (rw, mix, bs/bssplit, iodepth, numjobs, direct, ioengine, rate, size, runtime),
+    so that a measurement is predicted as it ran. A run job targets the volume of the
+    scenario job of its name, else the one volume the scenario's jobs target.
+
+    Raises InputError naming the job when a run job has no scenario job of its name and the
+    scenario's jobs target several volumes (no way to tell which it ran on)."""
+    from ..errors import InputError
+    from ..scenario import ScenarioJob
+
+    by_name = {sj.name: sj for sj in scenario.jobs}
+    volumes = list(dict.fromkeys(sj.volume for sj in scenario.jobs)) or list(scenario.volumes)
+    out = []
+    for job in jobs:
+        own = by_name.get(job.name)
+        if own is not None:
+            out.append(replace(own, fio=job))
+            continue
+        if len(volumes) != 1:
+            raise InputError(f"the run's job {job.name!r} is none of the scenario's jobs "
+                             f"({', '.join(by_name)}), and they run on {len(volumes)} volumes: name the run's jobs "
+                             "as the scenario's", file=scenario.file, field="jobs")
+        out.append(ScenarioJob(job.name, volumes[0], job, f"run job {job.name}"))
+    return scenario.replace_jobs(tuple(out))
 
 
 def predicted(scenario: Any, jobs: Sequence[FioJob]) -> dict[str, Any]:
-    """The predict JSON (docs/predict.md) of `scenario` with its jobs replaced by `jobs` (same
-    order and names as the scenario's). Raises what prediction raises for a scenario it
-    cannot model."""
+    """The predict JSON (docs/predict.md) of `scenario` as the run of `jobs` ran it
+    (:func:`scenario_as_run`), every phase counted. Raises what prediction raises for a
+    scenario it cannot model."""
     from ..prediction import predict_json
 
-    by_name = {job.name: job for job in jobs}
-    new_jobs = tuple(replace(sj, fio=by_name.get(sj.name, sj.fio)) for sj in scenario.jobs
-                     if sj.name in by_name)
-    return predict_json(scenario.replace_jobs(new_jobs))
+    return predict_json(scenario_as_run(scenario, jobs))
 
 
 def check_clients(scenario: Any, hosts: int, *, remote: bool) -> None:
@@ -66,7 +90,9 @@ class Row:
 _FIGURES = (("iops", ("iops",)), ("bandwidth", ("bandwidth",)), ("latency.mean", ("latency", "mean")))
 
 
-def _get(doc: Mapping[str, Any] | None, path: Sequence[str]) -> float | None:
+def figure_at(doc: Mapping[str, Any] | None, path: Sequence[str]) -> float | None:
+    """The number at `path` in a measured or predicted document (``("read", "iops")``), or
+    None where there is none."""
     value: Any = doc
     for key in path:
         if not isinstance(value, Mapping):
@@ -89,7 +115,7 @@ def rows(measured: Mapping[str, Any], predicted_doc: Mapping[str, Any]) -> list[
             scopes.append((f"job {job['name']}", job, pjobs[job["name"]]))
     for scope, m, p in scopes:
         for figure, path in _FIGURES:
-            out.append(Row(scope, figure, _get(m, path), _get(p, path)))
+            out.append(Row(scope, figure, figure_at(m, path), figure_at(p, path)))
     return out
 
 
@@ -104,4 +130,4 @@ def predicted_figure(predicted_doc: Mapping[str, Any] | None, *, job: str | None
         scope = {j.get("name"): j for j in predicted_doc.get("jobs", [])}.get(job)
     if direction in ("read", "write"):
         scope = scope.get(direction) if isinstance(scope, Mapping) else None
-    return _get(scope, metric.split("."))
+    return figure_at(scope, metric.split("."))

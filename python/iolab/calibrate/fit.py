@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ..bench.compare import _get, predicted
+from ..bench.compare import figure_at, predicted
 from ..errors import InputError, IolabError
 from ..scenario import Scenario
 from .observations import Observation
-from .parameters import Parameter, display, set_value
+from .parameters import Parameter, display, informed_by, set_value
 
 __all__ = ["METRICS", "FLAT", "LOOSE", "Estimate", "PointError", "Fit", "fit", "point_errors", "scenario_with"]
 
@@ -80,6 +80,13 @@ class PointError:
             out[name] = None if p is None or not m else (p - m) / m
         return out
 
+    def log_residuals(self) -> list[float]:
+        """log(predicted / measured) of every fitted figure (not the simulator's percentiles);
+        a figure the model cannot predict counts as a miss of e⁵."""
+        fitted = {name for name, _ in METRICS}
+        return [math.log(p / m) if (p := self.predicted.get(name)) and p > 0 else _MISS
+                for name, m in self.measured.items() if name in fitted and m > 0]
+
     def to_json(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "point": self.label, "measured": dict(self.measured),
                 "predicted": dict(self.predicted), "error": self.errors}
@@ -114,31 +121,27 @@ def point_errors(s: Scenario, observations: Sequence[Observation], *, percentile
     for obs in observations:
         doc = _predict(s, obs)
         metrics = _scoped(obs.measured)
-        measured = {name: v for name, path in metrics if (v := _get(obs.measured, path))}
-        predicted = {name: _get(doc, path) for name, path in metrics if name in measured}
+        measured = {name: v for name, path in metrics if (v := figure_at(obs.measured, path))}
+        predicted = {name: figure_at(doc, path) for name, path in metrics if name in measured}
         if percentiles:
             sim = _simulated(s, obs, percentiles)
             for key in PERCENTILES:
-                m = _get(obs.measured, ("latency", key))
+                m = figure_at(obs.measured, ("latency", key))
                 if m:
                     measured[f"latency.{key}"] = m
-                    predicted[f"latency.{key}"] = _get(sim, (key,))
+                    predicted[f"latency.{key}"] = figure_at(sim, (key,))
         out.append(PointError(obs.run_id, obs.label, measured, predicted))
     return out
 
 
 def _log_residuals(s: Scenario, observations: Sequence[Observation]) -> np.ndarray:
-    """log(predicted / measured) of every fitted figure of every run."""
-    out: list[float] = []
-    for obs in observations:
-        doc = _predict(s, obs)
-        for _, path in _scoped(obs.measured):
-            m = _get(obs.measured, path)
-            if not m or m <= 0:
-                continue
-            p = _get(doc, path)
-            out.append(math.log(p / m) if p and p > 0 else _MISS)
-    return np.asarray(out, dtype=float)
+    """log(predicted / measured) of every fitted figure of every run: the same
+    :class:`PointError` figures the error table and the JSON show."""
+    return _stack(point_errors(s, observations))
+
+
+def _stack(points: Sequence[PointError]) -> np.ndarray:
+    return np.asarray([r for p in points for r in p.log_residuals()], dtype=float)
 
 
 def _residuals(s: Scenario, params: Sequence[Parameter], x: np.ndarray,
@@ -228,7 +231,7 @@ def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observa
         warning = note = None
         if sens < FLAT:
             warning = (f"the data cannot identify {p.path}: no measured figure depends on it "
-                       f"(a 10 % change moves none by {FLAT * 10:g} %)")
+                       f"(a 10 % change moves none by {FLAT * 10:g} %); {informed_by(p.path)} would inform it")
         elif rel is None or rel > LOOSE:
             spread = f"±{(math.exp(rel) - 1) * 100:.0f} %" if rel is not None and rel < 20 else "any value"
             warning = f"the data cannot identify {p.path}: its value is uncertain to {spread}"
@@ -240,7 +243,6 @@ def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observa
             warnings.append(warning)
         estimates.append(Estimate(p, p.start if warning else fitted, fitted, rel, sens, warning, note))
     final = scenario_with(s, _values(estimates))
-    r1 = _log_residuals(final, observations)
-    return Fit(tuple(estimates), tuple(point_errors(s, observations, percentiles=percentiles)),
-               tuple(point_errors(final, observations, percentiles=percentiles)),
-               _rms(r0), _rms(r1), tuple(warnings))
+    before = tuple(point_errors(s, observations, percentiles=percentiles))
+    after = tuple(point_errors(final, observations, percentiles=percentiles))
+    return Fit(tuple(estimates), before, after, _rms(_stack(before)), _rms(_stack(after)), tuple(warnings))

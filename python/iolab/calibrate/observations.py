@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bench.compare import scenario_as_run
 from ..bench.jobs import override
 from ..bench.record import RunRecord
 from ..errors import InputError
@@ -34,14 +35,15 @@ class Observation:
 
 
 def jobs_of(record: RunRecord, scenario: Any) -> tuple[FioJob, ...]:
-    """The scenario's jobs as this run ran them: the stored job file's jobs when their names
-    are the scenario's, else the scenario's jobs with the run's sweep point set."""
-    names = {sj.name for sj in scenario.jobs}
+    """The jobs as this run ran them: the stored job file's (each with its own rw, mix, bs,
+    iodepth, numjobs, rate, ...; :func:`iolab.bench.compare.scenario_as_run` puts them on
+    the scenario's path), else — a run stored without its job file — the scenario's jobs
+    with the run's sweep point set."""
     try:
-        ran = tuple(parse_jobfile(record.jobfile, source=f"run {record.run_id}"))
+        ran = tuple(parse_jobfile(record.jobfile, source=f"run {record.run_id}")) if record.jobfile.strip() else ()
     except InputError:
         ran = ()
-    if ran and {j.name for j in ran} <= names:
+    if ran:
         return ran
     return override([sj.fio for sj in scenario.jobs], record.params)
 
@@ -57,6 +59,11 @@ def observations(records: Sequence[RunRecord], scenario: Any) -> tuple[list[Obse
         if r.scenario and Path(r.scenario).name != Path(scenario.file).name:
             notes.append(f"run {r.run_id} was measured with scenario {r.scenario}, not {scenario.file}: "
                          "its jobs are taken as that run ran them")
-        usable.append(Observation(int(r.run_id or 0), dict(r.params), jobs_of(r, scenario),
-                                  r.measured.to_json(), r))
+        jobs = jobs_of(r, scenario)
+        try:
+            scenario_as_run(scenario, jobs)
+        except InputError as e:
+            notes.append(f"run {r.run_id} left out: {e.message}")
+            continue
+        usable.append(Observation(int(r.run_id or 0), dict(r.params), jobs, r.measured.to_json(), r))
     return usable, notes

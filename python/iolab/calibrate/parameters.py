@@ -20,7 +20,7 @@ from ..errors import InputError, nearest
 from ..scenario import ClientLimits, DeviceVolume, DiskVolume, Scenario, ShareVolume
 from ..units import format_duration, format_ops, format_rate
 
-__all__ = ["Parameter", "candidates", "select", "set_value", "get_value", "split_path", "display"]
+__all__ = ["Parameter", "candidates", "select", "set_value", "get_value", "split_path", "display", "informed_by"]
 
 #: the unit of each field a calibration can fit, and its bounds in base units.
 UNITS = {
@@ -196,3 +196,29 @@ def select(cands: Sequence[Parameter], fit: Sequence[str], hold: Sequence[str] =
             raise InputError(f"{p.path} is unset in the scenario: give it a value there to hold it", field="--hold")
         chosen.pop(p.path, None)
     return list(chosen.values())
+
+
+#: the run that would inform a parameter, by the last part of its path
+INFORMED_BY = {
+    "read_latency": "a run that reads (rw=randread or randrw) at a low iodepth",
+    "write_latency": "a run that writes (rw=randwrite or randrw) at a low iodepth",
+    "latency": "a run at iodepth 1, whose latency is mostly this one",
+    "cpu_per_io": "a run at many IOPS (bs=4k, a high iodepth × numjobs) where the client's cores are busy",
+    "iops": "a run that reaches it: small IOs (bs=4k) with enough in flight (iodepth × numjobs) to fill it",
+    "bandwidth": "a run that reaches it: large IOs (bs=1m) with enough in flight to fill it",
+    "throughput": "a run that reaches it: large IOs (bs=1m) with enough in flight to fill it",
+}
+
+
+def informed_by(path: str) -> str:
+    """The run that would inform the parameter at `path` (for a message naming a parameter
+    no run informs)."""
+    last = path.rsplit(".", 1)[-1]
+    if last in INFORMED_BY:
+        return INFORMED_BY[last]
+    if "bandwidth" in last:
+        return INFORMED_BY["bandwidth"]
+    if "iops" in last:
+        return INFORMED_BY["iops"]
+    return "a run whose figures depend on it"
+

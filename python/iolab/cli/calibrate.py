@@ -96,10 +96,14 @@ def _print(res: CalibrateResult) -> None:
         for col in ("run", "IOPS before", "IOPS after", "latency before", "latency after",
                     *(f"{k[8:]} {w}" for k in extra for w in ("before", "after"))):
             pt.add_column(col, justify="left" if col == "run" else "right")
-        for b, a in pairs:
-            pt.add_row(b.label, _pct(b.errors.get("iops")), _pct(a.errors.get("iops")),
-                       _pct(b.errors.get("latency.mean")), _pct(a.errors.get("latency.mean")),
-                       *(_pct(p.errors.get(k)) for k in extra for p in (b, a)))
+        for b, a in pairs:  # the run's totals, then each direction it measured: the JSON's own figures
+            for scope in ("", "read.", "write."):
+                if f"{scope}iops" not in b.errors and f"{scope}latency.mean" not in b.errors:
+                    continue
+                pt.add_row(b.label if not scope else f"  {scope[:-1]}", _pct(b.errors.get(f"{scope}iops")),
+                           _pct(a.errors.get(f"{scope}iops")), _pct(b.errors.get(f"{scope}latency.mean")),
+                           _pct(a.errors.get(f"{scope}latency.mean")),
+                           *(_pct(p.errors.get(k)) if not scope else "" for k in extra for p in (b, a)))
         console.print(pt)
     console.print(f"RMS of log(predicted / measured): {result.rms_before:.3f} before, {result.rms_after:.3f} after")
     for w in result.warnings:

@@ -3,6 +3,7 @@ limits it."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Optional
 
@@ -55,6 +56,8 @@ def _labels(labels) -> list[str]:
 
 def _reach(p: Prediction) -> str:
     """How many IOs in flight give 90 % of the most the path allows (as a sweep would show)."""
+    if not math.isfinite(p.upper_iops):
+        return "nothing caps the path, so more IOs in flight give more IOPS"
     if p.reach_90 is None:
         return f"no concurrency reaches 90 % of {format_ops(p.upper_iops)}"
     return (f"about {p.reach_90:.0f} in flight give 90 % of the most the path allows "
@@ -93,7 +96,10 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
         if d.delay > 0:
             console.print(f"[bold]Load:[/] {d.label} is {d.utilization:.0%} busy: its latency includes "
                           f"{format_duration(d.delay)} of load delay on top of the unloaded figure.")
-    if _rate_bound(p):
+    if not math.isfinite(p.solution.knee_outstanding):
+        console.print(f"[bold]Knee:[/] none: nothing caps the path (no IOPS or bandwidth limit), so IOPS grow with "
+                      f"every IO in flight at the unloaded latency (now {p.solution.outstanding:g} in flight).")
+    elif _rate_bound(p):
         console.print(f"[bold]Knee:[/] without the rate limit, {p.solution.knee_outstanding:.0f} IOs in flight would "
                       f"reach {format_ops(p.upper_iops)}.")
     else:

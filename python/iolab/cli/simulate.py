@@ -45,6 +45,13 @@ def _header(sim: Simulation, path: Path) -> str:
             f"of simulated time, seed {sim.seed}{state}")
 
 
+def _minutes(seconds: float) -> str:
+    """A --duration value a person types: whole minutes from two minutes on, else seconds."""
+    import math as _m
+
+    return f"{_m.ceil(seconds / 60)}m" if seconds >= 120 else f"{_m.ceil(seconds)}s"
+
+
 def _merge(members: list[list]) -> list:
     """One row for alike resources: mean utilization, the range of busy, throttled added up."""
     n = len(members)
@@ -87,12 +94,36 @@ def _print(phase: SimulatedPhase, path: Path, show_all: bool = False) -> None:
 
     console.print(f"[bold]Bottleneck:[/] {of_simulation(phase.network, sim, loads).sentence()}")
     used, network = phase.bursting, phase.network
+    turned = {t.resource for t in phase.turns}
     for u in used:
         left = "" if u.left is None else f"; {u.left:.1%} of its credits left at the end"
+        if u.resource in turned:
+            console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {u.load:.0%} of its "
+                          f"sustained rate on average over the run{left}.")
+            continue
+        from ..readout import duration_needed
+
         empty = "" if u.empty_in is None else f", empty in about {format_duration(u.empty_in)} at this rate"
+        need = duration_needed(sim, u)
+        hint = (f"simulate --duration {_minutes(need)} to see the sustained rate past the bucket" if need is not None
+                else "the bucket is not draining at this load")
         console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {u.load:.0%} of its "
                       f"sustained rate{left}{empty}. These figures are above what it sustains "
-                      "(iolab predict gives both); simulate past the bucket (--duration) to see the sustained rate.")
+                      f"(iolab predict gives both); {hint}.")
+    phases = phase.credit_phases
+    for turn in phase.turns[:1]:
+        what = "emptied" if turn.event == "empties" else "filled"
+        if not phases:
+            console.print(f"[bold yellow]Credits:[/] the bucket of {turn.resource} {what} {format_duration(turn.t)} "
+                          "into the run; the figures above blend before and after (a finer --interval separates "
+                          "them).")
+            continue
+        words = {"burst": "on burst credits", "sustained": "at the sustained rate",
+                 "refilling": "while the bucket refilled", "full": "with the bucket full"}
+        parts = [f"{words[c.name]} {format_ops(c.iops)}, {format_rate(c.bandwidth)} for {format_duration(c.duration)}"
+                 for c in phases]
+        console.print(f"[bold yellow]Credits:[/] the bucket of {turn.resource} {what} {format_duration(turn.t)} into "
+                      f"the run: {'; then '.join(parts)}. The totals above blend both.")
     for w in phase.warming:
         console.print(f"[bold yellow]Warming up:[/] {w.resource} started cold: {w.measured:.1%} of reads hit so far "
                       f"(warm: {w.warm:.0%}), so the disks serve reads a warm cache would; predict gives the warm "

@@ -106,6 +106,25 @@ def mean_errors(points: Sequence[PointError]) -> dict[str, float]:
     return {name: sum(v) / len(v) for name, v in out.items()}
 
 
+def _uninformed(s: Any, cands: Sequence[Parameter], directions: set[str], fit: list[str], notes: list[str]) -> None:
+    """Name the parameters no run informs (a direction no run measured) with the run that
+    would: a note for each, and InputError when ``--fit`` names one."""
+    from ..calibrate import candidates
+    from ..calibrate.parameters import informed_by
+    from ..errors import InputError
+
+    known = {p.path for p in cands}
+    every = [p for p in candidates(s, peak_iops=1.0, peak_bandwidth=1.0, directions={"read", "write"})
+             if p.path not in known]
+    for name in fit:
+        hit = next((p for p in every if p.path == name or p.path.endswith(f".{name}")), None)
+        if hit is not None:
+            raise InputError(f"no run informs {hit.path} (none {'reads' if 'read' in hit.path else 'writes'}): "
+                             f"{informed_by(hit.path)} would inform it", field="--fit")
+    for p in every:
+        notes.append(f"no run informs {p.path}; {informed_by(p.path)} would inform it")
+
+
 def calibrate_runs(source: Source | str | Path, options: CalibrateOptions) -> CalibrateResult:
     """Fit the scenario's uncertain parameters to the stored runs and, with ``output``, write
     the calibration file. InputError (exit 2) for runs missing, given twice, both fitted and
@@ -146,6 +165,7 @@ def calibrate_runs(source: Source | str | Path, options: CalibrateOptions) -> Ca
     cands = candidates(s, peak_iops=max((o.measured["iops"] for o in obs), default=1.0),
                        peak_bandwidth=max((o.measured["bandwidth"] for o in obs), default=1.0),
                        directions=directions)
+    _uninformed(s, cands, directions, list(options.fit), notes)
     params = select(cands, list(options.fit), list(options.hold))
     ios = SIMULATED_IOS if options.percentiles else 0
     result = fit(s, params, obs, percentiles=ios)

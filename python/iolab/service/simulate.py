@@ -17,7 +17,7 @@ from .source import Source, as_source, load_scenario_source, warnings_of
 
 if TYPE_CHECKING:
     from ..network import Network
-    from ..readout import BurstUse, WarmUp
+    from ..readout import BucketTurn, BurstUse, CreditPhase, WarmUp
     from ..scenario import Scenario
     from ..sim import Simulation
     from ..traps import Trap
@@ -98,6 +98,14 @@ class SimulatedPhase:
     bursting: list[BurstUse]
     warming: list[WarmUp]
     duration: float | None
+    turns: list[BucketTurn] = field(default_factory=list)
+
+    @property
+    def credit_phases(self) -> list[CreditPhase]:
+        """The run split at the first bucket that emptied or filled (none when none did)."""
+        from ..readout import credit_phases
+
+        return credit_phases(self.sim, self.turns[0]) if self.turns else []
 
     @property
     def outstanding(self) -> int:
@@ -119,6 +127,8 @@ class SimulatedPhase:
                 row["utilization"] = self.loads.get(res.id, res.utilization)
         doc["bottleneck"] = self.bottleneck()
         doc["bursting"] = [u.to_json() for u in self.bursting]
+        doc["bucket_turns"] = [t.to_json() for t in self.turns]
+        doc["credit_phases"] = [c.to_json() for c in self.credit_phases]
         doc["warming"] = [{"resource": w.resource, "hit_ratio": w.measured, "warm_hit_ratio": w.warm}
                           for w in self.warming]
         doc["outstanding"] = self.outstanding
@@ -190,7 +200,7 @@ def simulate_file(source: Source | str | Path, options: SimulateOptions = Simula
     from ..errors import SchemaError
     from ..phases import duration as phase_duration, split
     from ..prediction import settle_mixes
-    from ..readout import bursts, cap_loads, warm_ups
+    from ..readout import bucket_turns, bursts, cap_loads, warm_ups
     from ..sim import simulate
     from ..traps import Trap
 
@@ -217,7 +227,7 @@ def simulate_file(source: Source | str | Path, options: SimulateOptions = Simula
         loads = cap_loads(network, sim)
         runs = phase_duration(part, {j.name: j.bandwidth for j in sim.jobs if j.name})
         phases.append(SimulatedPhase(part.number, ps, network, sim, loads, bursts(network, sim, loads),
-                                     warm_ups(network, sim), runs))
+                                     warm_ups(network, sim), runs, bucket_turns(network, sim)))
         if sim.ios == 0:
             warnings.append(Trap("no IO completed in the measured time, so there is no latency to report "
                                  "(null in JSON, - in tables): give a longer --duration, or --ios", src.name,
