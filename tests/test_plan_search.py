@@ -154,9 +154,15 @@ def test_text_output_explains(iolab):
     # Standard_D16pds_v5 at $0.723/h: 0.723 × 730 − 397.12 = $130.67 more, the same disks.
     assert ("#5 Standard_D16pds_v5 + 3 × P30 performance plus: costs $130.67/month more than #1 "
             "(headroom 33% against 33%)") in out
-    assert "cheaper, but failing:" in out
-    # 16,000 / 6,400 IOPS = 250 %
-    assert "Standard_D4pls_v5" in out and "uncached limit would be 250% busy" in out
+    # The near misses, closest first: two P30 with performance plus on the same VM, $397.12 +
+    # 2 × $135.17 = $667.46, would be 16,000 / 16,000 = 100 % busy, 1.25 × the 80 % allowed;
+    # a Standard_D8pls_v5's uncached limit (12,800 IOPS) would be 125 % busy. The hopeless
+    # D2 sizes (427 %) are not worth a line.
+    assert "near misses, closest first (cheaper than #1, but short of a requirement):" in out
+    assert ("  - Standard_D16pls_v5 + 2 × P30 performance plus ($667.46/month, 1.25× its limit): the disks would "
+            "be 100% busy at 16,000 IOPS, over the 80% allowed\n") in out
+    assert "Standard_D8pls_v5" in out and "uncached limit would be 125% busy" in out
+    assert "427% busy" not in out
 
 
 def test_nothing_feasible_text(iolab, tmp_path):

@@ -28,8 +28,9 @@ def _alone(tmp_path):
          "with -o OUT"),
         (["report", "run", "1", "-o", str(out), "--top", "3"], "--top", "to plan reports"),
         (["report", "predict", str(EXAMPLES / "oltp-ds13-p30.yaml"), "-o", str(out), "--top", "3"], "--top", "plan"),
-        (["report", "plan", str(EXAMPLES / "oltp-requirements.yaml"), "-o", str(out), "--calibration", "c.yaml"],
-         "--calibration", "to predict reports"),
+        (["report", "run", "1", "-o", str(out), "--calibration", "c.yaml"], "--calibration",
+         "to predict and plan reports"),
+        (["report", "run", "1", "-o", str(out), "--region", "westeurope"], "--region", "to plan reports"),
         (["report", "run", "1", "-o", str(out), "--catalog", str(EXAMPLES / "private-catalog.yaml")], "--catalog",
          "to predict and plan reports"),
     ]

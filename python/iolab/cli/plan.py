@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -16,84 +15,135 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..plan import Plan, PoolResult
+    from ..service.plan import PlanOptions, PlanResult
 
 from ..units import format_duration, format_ops, format_rate, format_size
-from ..filekind import expect
-from ..traps import traps_of
-from .pairing import refuse_given
+from .pairing import given
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
-#: the options that set how latency percentiles are checked by simulation.
-TAIL_OPTIONS = ("--check-top", "--sim-ios", "--replications", "--seed")
+TOP_OPTION = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank.")
+REGION_OPTION = typer.Option("eastus", "--region", help="The Azure region whose prices to use.")
+CHECK_TOP_OPTION = typer.Option(10, "--check-top", min=1, max=1000,
+                                help="With latency percentiles required: how many of the cheapest candidates "
+                                     "that pass on means to simulate.")
+SIM_IOS_OPTION = typer.Option(None, "--sim-ios", min=100, max=10**12,
+                              help="Measured IOs per replication of each simulation (default: about "
+                                   "100 beyond the highest percentile bounded, at least 10,000).")
+REPLICATIONS_OPTION = typer.Option(5, "--replications", min=2, max=100,
+                                   help="Replications per simulated candidate (for the 95% interval).")
+SEED_OPTION = typer.Option(1, "--seed", min=0, max=2**64 - 1,
+                           help="Seed of the simulations (the same seed, the same plan).")
+
+
+def plan_options(ctx: typer.Context, *, top: int | None, region: str, check_top: int | None, sim_ios: int | None,
+                 replications: int | None, seed: int | None, calibration: Path | None,
+                 progress=None) -> "PlanOptions":
+    """The plan service's options from a command line: an option the command line did not
+    name is left to the service's default (and one it named where it has no effect is
+    refused by the service)."""
+    from ..service.plan import PlanOptions
+
+    def named(option: str, value):
+        return value if given(ctx, option) else None
+
+    return PlanOptions(top=named("--top", top), region=region, check_top=named("--check-top", check_top),
+                       sim_ios=named("--sim-ios", sim_ios), replications=named("--replications", replications),
+                       seed=named("--seed", seed), calibration=calibration, progress=progress)
 
 
 def plan(
     ctx: typer.Context,
     file: Path = typer.Argument(..., help="The requirements file (YAML)."),
     json_: bool = JSON_OPTION,
-    top: int = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank."),
+    top: int = TOP_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
-    region: str = typer.Option("eastus", "--region", help="The Azure region whose prices to use."),
-    check_top: int = typer.Option(10, "--check-top", min=1, max=1000,
-                                  help="With latency percentiles required: how many of the cheapest candidates "
-                                       "that pass on means to simulate."),
-    sim_ios: Optional[int] = typer.Option(None, "--sim-ios", min=100, max=10**12,
-                                          help="Measured IOs per replication of each simulation (default: about "
-                                               "100 beyond the highest percentile bounded, at least 10,000)."),
-    replications: int = typer.Option(5, "--replications", min=2, max=100,
-                                     help="Replications per simulated candidate (for the 95% interval)."),
-    seed: int = typer.Option(1, "--seed", min=0, max=2**64 - 1, help="Seed of the simulations (the same seed, the same plan)."),
+    region: str = REGION_OPTION,
+    check_top: int = CHECK_TOP_OPTION,
+    sim_ios: Optional[int] = SIM_IOS_OPTION,
+    replications: int = REPLICATIONS_OPTION,
+    seed: int = SEED_OPTION,
     calibration: Optional[Path] = CALIBRATION_OPTION,
 ) -> None:
     """Find the cheapest configuration that meets a requirements file, and say why the others lost."""
-    import tempfile
+    from ..service.plan import plan_file
 
-    from ..plan import PoolResult, load_requirements, plan as run_plan
-    from ..plan.tail import TailOptions
-
-    expect(file, "requirements")
-    with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
-        if calibration is not None:
-            from ..calibrate.calibration import calibration_catalog
-
-            catalog = [*(catalog or []), calibration_catalog(calibration, tmp)]
-        req = load_requirements(file, catalog or ()).in_region(region)
-    bounded = any(r.require is not None and bool(r.require.percentiles) for r in (req, *req.workloads))
-    if req.pool is not None:
-        refuse_given(ctx, "to disk and share plans (a pool plan lists every level searched)", "--top")
-    if not bounded:
-        refuse_given(ctx, "when the requirements bound a latency percentile (latency: {p99: 10ms}), "
-                     "which plan checks by simulating candidates", *TAIL_OPTIONS)
-    warnings = warn(traps_of(req))
-    options = TailOptions(check_top, sim_ios, replications, seed)
-    if bounded and not json_ and sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        with Progress(TextColumn("simulating candidate {task.fields[which]}"), BarColumn(), TimeElapsedColumn(),
-                      console=err_console, transient=True) as bar:
-            task = bar.add_task("sim", total=float(check_top), which="1")
-
-            def progress(done: int, total: int, fraction: float) -> None:
-                bar.update(task, completed=done + fraction, which=f"{done + 1} of at most {total}")
-
-            result = run_plan(req, top=top, tail=replace(options, progress=progress))
-    else:
-        result = run_plan(req, top=top, tail=options)
+    bar = _Bar() if not json_ and sys.stderr.isatty() else None
+    options = plan_options(ctx, top=top, region=region, check_top=check_top, sim_ios=sim_ios,
+                           replications=replications, seed=seed, calibration=calibration, progress=bar)
+    try:
+        result = plan_file(file, catalog or (), options)
+    finally:
+        if bar is not None:
+            bar.close()
+    warnings = warn(list(result.warnings))
     if json_:
-        print_json({**result.to_json(), "warnings": warnings})
-    elif isinstance(result, PoolResult):
-        _print_pool(result, file)
-    elif req.workloads:
-        _print_machine(result, file)
+        print_json({**result.plan.to_json(), "warnings": warnings})
     else:
-        _print(result, file)
+        render(result)
+
+
+def render(result: "PlanResult") -> None:
+    """The text of a plan: a pool plan, a machine's, or a disk and share plan."""
+    from ..plan import PoolResult
+
+    p = result.plan
+    file = Path(result.file)
+    if isinstance(p, PoolResult):
+        _print_pool(p, file)
+    elif result.requirements.workloads:
+        _print_machine(p, file)
+    else:
+        _print(p, file)
+
+
+class _Bar:
+    """A progress bar on stderr while candidates are simulated, started on the first report."""
+
+    def __init__(self) -> None:
+        self.progress = None
+        self.task = None
+
+    def __call__(self, done: int, total: int, fraction: float) -> None:
+        if self.progress is None:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("simulating candidate {task.fields[which]}"), BarColumn(),
+                                     TimeElapsedColumn(), console=err_console, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("sim", total=float(total), which="1")
+        self.progress.update(self.task, completed=done + fraction, which=f"{done + 1} of at most {total}")
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
 
 
 def _money(x: float | None) -> str:
-    return "unpriced" if x is None else f"${x:,.2f}"
+    from ..plan.labels import money  # the planner loads only when a command plans
+
+    return money(x)
+
+
+def _say(x, markup: bool = True) -> None:
+    """Print a line or a table. On a terminal as Rich lays it out; elsewhere (a pipe, a
+    file) never hard-wrapped: each line, reason and note whole on one line, and a table at
+    its full width, one row a line, so that grep finds what it looks for."""
+    if console.is_terminal:
+        console.print(x, markup=markup)
+    elif isinstance(x, Table):
+        width = console.width
+        try:
+            console.width = 1 << 16  # measured unbounded: Rich never lays a table out wider than the console
+            console.width = max(width, console.measure(x).maximum)
+            console.print(x)
+        finally:
+            console.width = width
+    else:
+        console.print(x, soft_wrap=True, markup=markup)
 
 
 def _print(p: Plan, file: Path) -> None:
+    from ..plan.labels import near_miss_line
     from ..plan.table import WORDS
 
     req, wl = p.requirements, p.workload
@@ -108,21 +158,21 @@ def _print(p: Plan, file: Path) -> None:
         parts.append(f"{format_size(need.capacity)} usable")
     parts.append(f"no resource over {need.max_utilization:.0%} busy")
     clients = f" across {req.clients} clients" if req.clients > 1 else ""
-    console.print(f"[bold]Plan[/] for {file}: {wl.describe()} — {', '.join(parts)}{clients}")
+    _say(f"[bold]Plan[/] for {file}: {wl.describe()} — {', '.join(parts)}{clients}")
     kinds = " and ".join(req.search.kinds)
-    console.print(f"searched {p.evaluated:,} configurations ({kinds}; prices of {req.region}): "
+    _say(f"searched {p.evaluated:,} configurations ({kinds}; prices of {req.region}): "
                   f"{p.feasible:,} feasible" + (f" on means; the cheapest {p.checked} simulated" if p.checked else ""))
     if not p.candidates:
         if p.evaluated:
-            console.print("[bold red]No configuration meets the requirements.[/] The nearest misses:")
-            for m in p.nearest:
-                console.print(f"  - {m.describe()}")
+            _say("[bold red]No configuration meets the requirements.[/] The nearest misses, closest first:")
+            for m in p.near_misses:
+                _say(f"  - {near_miss_line(m.near_json())}", markup=False)
         else:
-            console.print("[bold red]No configuration can be built from the search space.[/]")
+            _say("[bold red]No configuration can be built from the search space.[/]")
         _excluded(p)
         return
     # Every candidate carries the same (required) IOPS and bandwidth: narrow terminals skip them.
-    wide = console.width >= 110
+    wide = console.width >= 110 or not console.is_terminal
     t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
     keys = list(need.percentiles)
     cols = ("#", "$/month", "configuration") + (("IOPS", "bandwidth") if wide else ()) + \
@@ -136,35 +186,46 @@ def _print(p: Plan, file: Path) -> None:
         tails = [_tail(c.tail, k) for k in keys]
         t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *load,
                   _latency(c.prediction.latency), *tails, f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
-    console.print(t)
+    _say(t)
     first = p.candidates[0]
     b = first.prediction.bottleneck
     inflight = first.prediction.solution.concurrency
     keep = (f"The workload must keep about {inflight:.0f} IOs in flight." if math.isfinite(inflight) else
             "At exactly its limit the queue has no bound: require a latency to keep a margin.")
-    console.print(f"[bold]#1[/] {first.config.describe()} carries the load with {first.headroom:.0%} headroom; "
+    _say(f"[bold]#1[/] {first.config.describe()} carries the load with {first.headroom:.0%} headroom; "
                   f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {b.utilization:.0%} "
                   f"busy). {keep}")
     if first.bill is not None:
-        console.print(f"Monthly bill of #1: {_bill(first.bill)}")
+        _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
     for note in first.notes:
-        console.print(f"[dim]note: {note}[/]")
-    if len(p.candidates) > 1 or p.rejected or p.others or p.excluded:
-        console.print("[bold]Why not the others[/]")
+        _say(f"[dim]note: {note}[/]")
+    _explain(p)
+
+
+def _explain(p: Plan) -> None:
+    """Why not the others: the runners-up, the near misses (closest first), the best of each
+    kind searched, the other options, the feasible ones without a price, what was not searched."""
+    from ..plan.labels import kind_line, near_miss_line, other_line, unpriced_line
+
+    doc_region = p.requirements.region
+    dearer = [m for m in p.others if m.feasible and m.monthly_cost is not None]
+    kinds = p.best_by_kind if len(p.best_by_kind) > 1 else ()
+    if len(p.candidates) > 1 or p.near_misses or dearer or kinds or p.unpriced or p.excluded:
+        _say("[bold]Why not the others[/]")
     for c in p.candidates[1:]:
-        console.print(f"  #{c.rank} {c.config.describe()}: {c.why}")
-    # Feasible groups that only lack a price read best as one line.
-    unpriced = [m for m in p.others if m.feasible and m.monthly_cost is None]
-    others = [m for m in p.others if m not in unpriced]
-    for title, misses in (("cheaper, but failing:", p.rejected), ("other options:", others)):
-        if misses:
-            console.print(f"  {title}")
-            for m in misses:
-                console.print(f"  - {m.describe()}")
-    if unpriced:
-        console.print("  feasible, but without a price in the catalog: "
-                      + "; ".join(m.config.describe() for m in unpriced))
+        _say(f"  #{c.rank} {c.config.describe()}: {c.why}")
+    sections = (("near misses, closest first (cheaper than #1, but short of a requirement):",
+                 [near_miss_line(m.near_json()) for m in p.near_misses]),
+                ("the best of each kind searched:", [kind_line(k.to_json()) for k in kinds]),
+                ("other options:", [other_line(m.to_json()) for m in dearer]),
+                ("feasible, but without a price (ranked after every priced one):",
+                 [unpriced_line(u.to_json(), doc_region) for u in p.unpriced]))
+    for title, lines in sections:
+        if lines:
+            _say(f"  {title}")
+            for line in lines:
+                _say(f"  - {line}", markup=False)
     _excluded(p)
 
 
@@ -181,7 +242,7 @@ def _tail(check, key: str) -> str:
 def _performance_plus(config) -> None:
     """How to get #1's disks when they use performance plus."""
     if any(d.performance_plus for d in config.groups()):
-        console.print("Create its disks with performance plus enabled: it costs nothing more, but can only be set "
+        _say("Create its disks with performance plus enabled: it costs nothing more, but can only be set "
                       "when a disk is created (search.performance_plus: false plans without it).")
 
 
@@ -203,9 +264,9 @@ def _kind(kind: str) -> str:
 
 def _excluded(p: Plan) -> None:
     if p.excluded:
-        console.print("  not searched:")
+        _say("  not searched:")
         for text in p.excluded:
-            console.print(f"  - {text}")
+            _say(f"  - {text}")
 
 
 def _print_machine(p, file: Path) -> None:
@@ -213,17 +274,17 @@ def _print_machine(p, file: Path) -> None:
     from ..plan.machine import describe_need
 
     req = p.requirements
-    console.print(f"[bold]Plan[/] for {file}: {len(req.workloads)} workloads on one machine, "
+    _say(f"[bold]Plan[/] for {file}: {len(req.workloads)} workloads on one machine, "
                   f"no resource over its workload's max_utilization "
                   f"({', '.join(f'{w.name} {w.require.max_utilization:.0%}' for w in req.workloads)})")
     for part, wl in zip(req.workloads, p.parts):
-        console.print(f"  {describe_need(part, wl)}")
+        _say(f"  {describe_need(part, wl)}")
     checked = f"; the cheapest {p.checked} simulated" if p.checked else ""
-    console.print(f"searched {p.evaluated:,} layouts (prices of {req.region}): {p.feasible:,} feasible{checked}")
+    _say(f"searched {p.evaluated:,} layouts (prices of {req.region}): {p.feasible:,} feasible{checked}")
     if not p.candidates:
-        console.print("[bold red]No configuration meets the requirements.[/] The nearest misses:")
+        _say("[bold red]No configuration meets the requirements.[/] The nearest misses:")
         for m in p.nearest:
-            console.print(f"  - {m.describe()}")
+            _say(f"  - {m.describe()}")
         return
     names = [w.name for w in req.workloads]
     t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -240,22 +301,22 @@ def _print_machine(p, file: Path) -> None:
             lat.append(text)
         t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *lat,
                   f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
-    console.print(t)
+    _say(t)
     first = p.candidates[0]
     b = first.prediction.bottleneck
-    console.print(f"[bold]#1[/] {first.config.describe()} carries every workload with {first.headroom:.0%} headroom; "
+    _say(f"[bold]#1[/] {first.config.describe()} carries every workload with {first.headroom:.0%} headroom; "
                   f"the busiest resource is {b.label} ({b.utilization:.0%} busy).")
     if first.bill is not None:
-        console.print(f"Monthly bill of #1: {_bill(first.bill)}")
+        _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
     if len(p.candidates) > 1 or p.rejected:
-        console.print("[bold]Why not the others[/]")
+        _say("[bold]Why not the others[/]")
     for c in p.candidates[1:]:
-        console.print(f"  #{c.rank} {c.config.describe()}: {c.why or 'unpriced'}")
+        _say(f"  #{c.rank} {c.config.describe()}: {c.why or 'unpriced'}")
     if p.rejected:
-        console.print("  cheaper, but failing:")
+        _say("  cheaper, but failing:")
         for m in p.rejected:
-            console.print(f"  - {m.describe()}")
+            _say(f"  - {m.describe()}")
 
 
 def _print_pool(r: PoolResult, file: Path) -> None:
@@ -264,7 +325,7 @@ def _print_pool(r: PoolResult, file: Path) -> None:
     total = sum(v.capacity for v in pool.volumes)
     tp = sum(v.bandwidth for v in pool.volumes)
     count = f"{len(pool.volumes)} volume{'s' if len(pool.volumes) > 1 else ''}"
-    console.print(f"[bold]Pool plan[/] for {file}: {count} of {pool.service}, "
+    _say(f"[bold]Pool plan[/] for {file}: {count} of {pool.service}, "
                   f"{format_size(total)} and {format_rate(tp, binary=True)} in all")
     if r.candidates:
         t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -274,20 +335,20 @@ def _print_pool(r: PoolResult, file: Path) -> None:
             t.add_row(str(i), _money(c.monthly_cost).lstrip("$"), c.level.id, format_size(c.pool),
                       format_rate(c.budget, binary=True), format_rate(c.assigned, binary=True),
                       format_rate(c.budget - c.assigned, binary=True), c.sized_by)
-        console.print(t)
+        _say(t)
         best = r.candidates[0]
-        console.print(f"[bold]#1[/]: the volumes in the {format_size(best.pool)} {best.level.id} pool")
+        _say(f"[bold]#1[/]: the volumes in the {format_size(best.pool)} {best.level.id} pool")
         v = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
         for col in ("volume", "size", "throughput"):
             v.add_column(col, justify="left" if col == "volume" else "right")
         for vol in best.volumes:
             v.add_row(vol.name + (" (large)" if vol.large else ""), format_size(vol.size),
                       format_rate(vol.throughput, binary=True))
-        console.print(v)
+        _say(v)
         spare = best.budget - best.assigned
         if spare > 0:
-            console.print(f"{format_rate(spare, binary=True)} of the budget is unassigned: give it to any volume.")
+            _say(f"{format_rate(spare, binary=True)} of the budget is unassigned: give it to any volume.")
     else:
-        console.print("[bold red]The volumes cannot share a pool at any level searched.[/]")
+        _say("[bold red]The volumes cannot share a pool at any level searched.[/]")
     for m in r.misses:
-        console.print(f"  - {m.level.id}: {m.reason}")
+        _say(f"  - {m.level.id}: {m.reason}")

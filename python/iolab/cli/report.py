@@ -25,18 +25,32 @@ def report(
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     calibration: Optional[Path] = CALIBRATION_OPTION,
     json_: bool = JSON_OPTION,
+    region: Optional[str] = typer.Option(None, "--region", help="plan: the Azure region whose prices to use "
+                                         "(default eastus).", show_default=False),
+    check_top: Optional[int] = typer.Option(None, "--check-top", min=1, max=1000, show_default=False,
+                                            help="plan: as plan --check-top (default 10)."),
+    sim_ios: Optional[int] = typer.Option(None, "--sim-ios", min=100, max=10**12, show_default=False,
+                                          help="plan: as plan --sim-ios."),
+    replications: Optional[int] = typer.Option(None, "--replications", min=2, max=100, show_default=False,
+                                               help="plan: as plan --replications (default 5)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, max=2**64 - 1, show_default=False,
+                                       help="plan: as plan --seed (default 1)."),
 ) -> None:
     """Write one self-contained HTML report (inline styles and figures, nothing from the network)."""
+    from ..service.plan import PlanOptions
     from .. import __version__
     from ..report import build, check_output, write_output
 
     from ..report.build import KINDS
 
     if kind in KINDS:  # an unknown kind is refused as such first
+        plan_only = {"--top": top, "--region": region, "--check-top": check_top, "--sim-ios": sim_ios,
+                     "--replications": replications, "--seed": seed}
         if kind != "plan":
-            refuse_alone("--top", top, "to plan reports")
-        if kind != "predict":
-            refuse_alone("--calibration", calibration, "to predict reports")
+            for option, value in plan_only.items():
+                refuse_alone(option, value, "to plan reports")
+        if kind not in ("predict", "plan"):
+            refuse_alone("--calibration", calibration, "to predict and plan reports")
         if kind not in ("predict", "plan"):
             refuse_alone("--catalog", catalog, "to predict and plan reports")
         if kind not in ("run", "sweep"):
@@ -46,9 +60,12 @@ def report(
                        f"is iolab {kind}'s output, already computed"
             refuse_alone("--catalog", catalog, computed)
             refuse_alone("--calibration", calibration, computed)
-            refuse_alone("--top", top, computed)
+            for option, value in plan_only.items():
+                refuse_alone(option, value, computed)
     check_output(output, force=force)
-    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, top=top)
+    options = PlanOptions(top=top, region=region or "eastus", check_top=check_top, sim_ios=sim_ios,
+                          replications=replications, seed=seed, calibration=calibration)
+    page = build(kind, items, db=db, catalog=catalog or (), calibration=calibration, plan=options)
     text = page.html(__version__)
     write_output(output, text, force=force)
     if json_:

@@ -9,6 +9,7 @@ text, the HTML report of a plan and of a saved ``plan --json`` read exactly alik
 - shares: ``anf ultra 2 TiB in a 4 TiB pool (256 MiB/s), nfs3 nconnect 4`` (the billed
   pool, whenever the level has pools; ``manual QoS`` and ``large`` when they apply);
 - several workloads: ``Standard_E8s_v5 + data: 2 × P30; log: 1 × P20``;
+- a pool plan's level: ``anf premium 6 TiB pool (data 4 TiB, log 512 GiB)``;
 - ``clients`` × in front when more than one.
 
 Money is dollars and cents with thousands separators (``$1,234.50``), ``unpriced`` when a
@@ -23,7 +24,8 @@ from typing import Any
 from ..units import format_ops, format_rate, format_size
 from ..words import a
 
-__all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS"]
+__all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS",
+           "shortfall_words", "near_miss_line", "kind_line", "other_line", "unpriced_line"]
 
 ARCH_WORDS = {"arm64": "Arm"}
 """How a VM's architecture reads after its size, where it is not the usual x86-64."""
@@ -76,6 +78,9 @@ def share_label(c: Mapping[str, Any]) -> str:
 
 def config_label(c: Mapping[str, Any]) -> str:
     """A configuration in one line (see the module's docstring)."""
+    if isinstance(c.get("volumes"), list):  # a pool plan's level: the pool and its volumes
+        vols = ", ".join(f"{v.get('name')} {format_size(v.get('size') or 0)}" for v in c["volumes"])
+        return f"{c.get('service')} {c.get('level')} {format_size(c.get('pool') or 0)} pool ({vols})"
     if c.get("volumes"):
         what = "; ".join(f"{name}: {' + '.join(disk_label(d) for d in v.get('disks') or [])}"
                          for name, v in c["volumes"].items())
@@ -91,3 +96,41 @@ def config_label(c: Mapping[str, Any]) -> str:
     if vm is None:
         return f"{head}client: {what}" if head else what
     return f"{head}{vm} + {what}"
+
+
+def shortfall_words(shortfall: float | None) -> str:
+    """How far a near miss came, its ``shortfall``: ``1.25× its limit`` (a resource 100 %
+    busy where 80 % is allowed, or a latency 1.25 times its bound), ``no bound``."""
+    if shortfall is None:
+        return "no bound"
+    return f"{shortfall:.2f}× its limit"
+
+
+def near_miss_line(m: Mapping[str, Any]) -> str:
+    """A near miss (``near_misses[]`` of the plan's JSON) in one line: what it is, its cost,
+    how far it came, what it lacks and the catalog rules behind that."""
+    facts = f" ({'; '.join(m['facts'])})" if m.get("facts") else ""
+    return (f"{config_label(m['config'])} ({money(m.get('monthly_cost'))}/month, "
+            f"{shortfall_words(m.get('shortfall'))}): {'; '.join(m.get('lacks') or [])}{facts}")
+
+
+def kind_line(k: Mapping[str, Any]) -> str:
+    """The best of one kind (``best_by_kind[]``) in one line: ``anf: #2 ... ($853.97/month):
+    costs $51.34/month more than #1 ...``."""
+    c = k["candidate"]
+    rank = f"#{c['rank']} " if c.get("rank") else ""
+    why = c.get("why") or "the answer"
+    return f"{k.get('service') or k['kind']}: {rank}{config_label(c['config'])} ({money(c.get('monthly_cost'))}): {why}"
+
+
+def other_line(m: Mapping[str, Any]) -> str:
+    """A feasible but dearer option (``others[]`` with a ``why``) in one line."""
+    return f"{config_label(m['config'])} ({money(m.get('monthly_cost'))}/month): {m.get('why')}"
+
+
+def unpriced_line(u: Mapping[str, Any], region: str | None) -> str:
+    """A feasible configuration without a price (``unpriced[]``) and how to price it."""
+    where = f" in {region}" if region else ""
+    supply = "; ".join(u.get("supply") or [])
+    how = f"; to rank it, give the price in a catalog file (--catalog FILE): {supply}" if supply else ""
+    return f"{config_label(u['config'])}: no price{where} for {', '.join(u.get('missing') or [])}{how}"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -65,6 +66,27 @@ class _Part:
 
     def batch(self, i: int) -> tuple[Batch, int]:
         return self.batches[int(self.which[i])], int(self.row[i])
+
+    @cached_property
+    def key(self) -> np.ndarray:
+        """Each feasible row's key for :func:`_kept`, as a small integer (-1 for the others):
+        the same for rows whose VM-cap loads (to 9 digits), demands (to 12) and disk count
+        are the same."""
+        ok = np.nonzero(self.ok)[0]
+        columns = [_rounded(self.load["vm"][ok], 9), _rounded(self.load["vm-cache"][ok], 9),
+                   _rounded(self.path["vm"][ok], 12), _rounded(self.path["vm-cache"][ok], 12), self.count[ok]]
+        code = np.zeros(len(ok), dtype=np.int64)
+        for column in columns:  # one column at a time, renumbered so that the codes stay small
+            values, inverse = np.unique(column, return_inverse=True)
+            code = np.unique(code * len(values) + inverse.ravel(), return_inverse=True)[1].ravel()
+        out = np.full(len(self.ok), -1, dtype=np.int64)
+        out[ok] = code
+        return out
+
+    @cached_property
+    def base_rank(self) -> np.ndarray:
+        """Each row's ``base`` latency as its rank among them (equal latencies, equal ranks)."""
+        return np.unique(self.base, return_inverse=True)[1].ravel()
 
 
 @dataclass(frozen=True)
@@ -157,7 +179,7 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     clients = Clients.of(req.workloads[0], vm_ids, Streams.of(parts[0].wl).sizes)
     vm_limit = min(p.limits.max_utilization for p in parts)
     per = max(2, int(MAX_COMBINATIONS ** (1 / len(parts))))
-    found: list[tuple[float, float, int, tuple[int, ...]]] = []   # (cost, busiest, vm, rows)
+    found_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (cost, busiest, vm, grid)
     failing: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # vm -> (cost, shortfall, grid)
     alone_fail: dict[int, list[tuple[int, int]]] = {}
     evaluated = 0
@@ -178,11 +200,11 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
         evaluated += grid.shape[1]
         ok, busiest, shortfall, _ = _combined(parts, grid, vm_limit, int(clients.max_disks[v]))
         cost = clients.price[v] + sum(p.disk_cost[grid[w]] for w, p in enumerate(parts))
-        for c in np.nonzero(ok)[0]:
-            found.append((float(cost[c]), float(busiest[c]), v, tuple(int(x) for x in grid[:, c])))
+        if ok.any():
+            found_parts.append((cost[ok], busiest[ok], np.full(int(ok.sum()), v), grid[:, ok]))
         if not ok.all():
             failing[v] = (cost[~ok], shortfall[~ok], grid[:, ~ok])
-    found.sort(key=lambda f: (math.isnan(f[0]), 0.0 if math.isnan(f[0]) else f[0], f[1], f[2], f[3]))
+    found = _Found(found_parts, len(parts))
     bounded = any(p.req.require and p.req.require.percentiles for p in parts)
     tail = (tail or TailOptions()) if bounded else None
     candidates: list[MachineCandidate] = []
@@ -230,6 +252,51 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
                        nearest, checked)
 
 
+class _Found:
+    """The feasible combinations, as columns, read in ranking order: priced before
+    unpriced, then by cost, busiest VM cap, VM and the workloads' rows. Only the rows
+    read are turned into Python values."""
+
+    HEAD = 64
+    """Reading in order sorts the cheapest this many (and every one tying with the last of
+    them) first, and the rest only when the reader goes past them."""
+
+    def __init__(self, parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], workloads: int):
+        if parts:
+            self.cost = np.concatenate([p[0] for p in parts])
+            self.busiest = np.concatenate([p[1] for p in parts])
+            self.vm = np.concatenate([p[2] for p in parts])
+            self.grid = np.concatenate([p[3] for p in parts], axis=1)
+        else:
+            self.cost = self.busiest = np.zeros(0)
+            self.vm = np.zeros(0, dtype=int)
+            self.grid = np.zeros((workloads, 0), dtype=int)
+
+    def __len__(self) -> int:
+        return len(self.cost)
+
+    def _sort(self, pos: np.ndarray) -> np.ndarray:
+        """Positions ``pos`` in ranking order. np.lexsort sorts by the last key first: the
+        same order as sorting the tuples (unpriced, cost, busiest, vm, rows...)."""
+        cost = self.cost[pos]
+        unpriced = np.isnan(cost)
+        return pos[np.lexsort((*self.grid[::-1, pos], self.vm[pos], self.busiest[pos],
+                               np.where(unpriced, 0.0, cost), unpriced))]
+
+    def __iter__(self):
+        every = np.arange(len(self.cost))
+        if len(every) > self.HEAD:
+            key = np.where(np.isnan(self.cost), np.inf, self.cost)
+            within = key <= np.partition(key, self.HEAD - 1)[self.HEAD - 1]
+            yield from self._rows(self._sort(every[within]))
+            every = every[~within]
+        yield from self._rows(self._sort(every))
+
+    def _rows(self, order: np.ndarray):
+        for i in order.tolist():
+            yield float(self.cost[i]), float(self.busiest[i]), int(self.vm[i]), tuple(int(x) for x in self.grid[:, i])
+
+
 def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list) -> _Part:
     wl = Workload.of(req)
     st = Streams.of(wl)
@@ -256,21 +323,32 @@ def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list) 
 
 
 def _kept(p: _Part, rows: np.ndarray, most: int) -> np.ndarray:
-    """Of ``rows`` (one VM, one workload): for each VM-cap load and disk count, those no
-    cheaper row beats on latency; then at most ``most``, cheapest first."""
+    """Of ``rows`` (one VM, one workload, feasible alone): for each VM-cap load and disk
+    count, those no cheaper row beats on latency; then at most ``most``, cheapest first.
+
+    Read in order (cost, then latency), a row is kept when its latency is below that of
+    every earlier row with the same key (:attr:`_Part.key`): the rows that set a new low
+    within their key, found for all rows at once."""
     cost = np.where(np.isnan(p.disk_cost[rows]), np.inf, p.disk_cost[rows])
     order = rows[np.lexsort((p.base[rows], cost))]
-    best: dict[tuple, float] = {}
-    kept = []
-    for i in order:
-        key = (round(float(p.load["vm"][i]), 9), round(float(p.load["vm-cache"][i]), 9),
-               round(float(p.path["vm"][i]), 12), round(float(p.path["vm-cache"][i]), 12), int(p.count[i]))
-        if p.base[i] < best.get(key, math.inf):
-            best[key] = float(p.base[i])
-            kept.append(int(i))
-            if len(kept) >= most:
-                break
-    return np.array(kept, dtype=int)
+    if not len(order):
+        return order.astype(int)
+    group, rank = p.key[order], p.base_rank[order]
+    n = len(order)
+    by = np.lexsort((np.arange(n), group))                 # by key, then in reading order
+    # each key's ranks shifted below every earlier key's: one running minimum restarts at each key
+    shifted = rank[by].astype(np.int64) - group[by] * (len(p.base) + 1)
+    before = np.concatenate(([np.iinfo(np.int64).max], np.minimum.accumulate(shifted)[:-1]))
+    new_low = np.zeros(n, dtype=bool)
+    new_low[by] = shifted < before
+    new_low &= p.base[order] < math.inf                    # an unbounded latency is never a new low
+    return order[np.nonzero(new_low)[0][:most]].astype(int)
+
+
+def _rounded(values: np.ndarray, digits: int) -> np.ndarray:
+    """``round(x, digits)`` of each value, as Python rounds (each distinct value once)."""
+    distinct, back = np.unique(values, return_inverse=True)
+    return np.array([round(x, digits) for x in distinct.tolist()], dtype=float)[back.ravel()]
 
 
 def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: int):

@@ -132,13 +132,6 @@ class KindBest:
     def to_json(self) -> dict:
         return {"kind": self.kind, "service": self.service, "candidate": self.candidate.to_json()}
 
-    def describe(self) -> str:
-        what = self.service or self.kind
-        c = self.candidate
-        head = f"#{c.rank} " if c.rank else ""
-        cost = "unpriced" if c.monthly_cost is None else f"${c.monthly_cost:,.2f}/month"
-        return f"{what}: {head}{c.config.describe()} ({cost})" + (f": {c.why}" if c.why else ": the answer")
-
 
 @dataclass(frozen=True)
 class Unpriced:
@@ -153,10 +146,6 @@ class Unpriced:
 
     def to_json(self) -> dict:
         return {"config": self.config.to_json(), "missing": list(self.missing), "supply": list(self.supply)}
-
-    def describe(self) -> str:
-        return (f"{self.config.describe()} (headroom {self.headroom:.0%}): no price for {', '.join(self.missing)}; "
-                f"add to a catalog file (--catalog FILE): {'; '.join(self.supply)}")
 
 
 @dataclass(frozen=True)
@@ -400,10 +389,12 @@ def _best_by_kind(req: Requirements, wl: Workload, rows: _Rows, candidates: list
 
 def _unpriced(req: Requirements, rows: _Rows, feasible_order: _Order, unpriced_rows: np.ndarray,
               candidates: list[Candidate], limit: int) -> list[Unpriced]:
-    """Feasible configurations that lack a price: the tightest fit of each group, with the
-    ids whose price is missing and a catalog entry that would price each."""
-    out = []
+    """Feasible configurations that lack a price: the tightest fit of each group, one for
+    each set of missing prices, with the ids whose price is missing and a catalog entry
+    that would price each."""
+    out: list[Unpriced] = []
     shown = {c.config for c in candidates}
+    told: set[tuple[str, ...]] = set()
     for idx in feasible_order.group_firsts(rows.group_code, len(rows.groups)):
         if len(out) >= limit:
             break
@@ -414,6 +405,9 @@ def _unpriced(req: Requirements, rows: _Rows, feasible_order: _Order, unpriced_r
         if config in shown:
             continue
         missing = tuple(unpriced(req.catalog, config))
+        if missing in told:
+            continue
+        told.add(missing)
         out.append(Unpriced(config, missing, tuple(price_entry(req.catalog, m) for m in missing),
                             1.0 - float(b.max_util(capacity=False)[r])))
     return out

@@ -31,7 +31,8 @@ class PoolResult:
     misses: tuple[PoolMiss, ...]
 
     def to_json(self) -> dict:
-        doc: dict = {"candidates": [dict(rank=i + 1, **p.to_json()) for i, p in enumerate(self.candidates)],
+        doc: dict = {"region": self.requirements.region,
+                     "candidates": [dict(rank=i + 1, **p.to_json()) for i, p in enumerate(self.candidates)],
                      "evaluated": len(self.candidates) + len(self.misses),
                      "feasible": len(self.candidates),
                      "rejected": [m.to_json() for m in self.misses]}

@@ -85,7 +85,7 @@ def _predict(path: Path, catalog: Sequence[Path], calibration: Path | None) -> S
                               facts=facts)
 
 
-def _plan(path: Path, catalog: Sequence[Path], top: int | None) -> Section:
+def _plan(path: Path, catalog: Sequence[Path], options: Any) -> Section:
     from .plan import plan_section
 
     if path.suffix.lower() == ".json":
@@ -94,16 +94,10 @@ def _plan(path: Path, catalog: Sequence[Path], top: int | None) -> Section:
             raise SchemaError("expected the output of iolab plan --json (candidates, ...)", file=str(path))
         check(doc, PLAN, file=str(path), what="iolab plan --json")
         return plan_section(doc, title=f"Plan: {path.name}")
-    from ..filekind import expect
-    from ..plan import load_requirements, plan
+    from ..service.plan import plan_file
 
-    expect(path, "requirements")
-    req = load_requirements(path, catalog)
-    if req.pool is not None and top is not None:
-        raise InputError("has no effect here: it applies to disk and share plans (a pool plan lists every "
-                         f"level searched; {path} is one)", field="--top")
-    return plan_section(plan(req, top=top or 5).to_json(), title=f"Plan: {path.name}",
-                        asked=path.read_text(encoding="utf-8"))
+    result = plan_file(path, catalog, options)
+    return plan_section(result.to_json(), title=f"Plan: {path.name}", asked=path.read_text(encoding="utf-8"))
 
 
 def _characterize(path: Path) -> Section:
@@ -130,10 +124,11 @@ def _calibration(path: Path) -> Section:
 
 
 def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: Sequence[Path] = (),
-          calibration: Path | None = None, top: int | None = None) -> Page:
-    """The page for `items` of `kind` (one section each; `top`: how many configurations a
-    plan ranks, 5 unless given). Raises InputError for an unknown kind, id or file, and for
-    `top` given to a pool plan (which lists every level)."""
+          calibration: Path | None = None, plan: Any = None) -> Page:
+    """The page for `items` of `kind` (one section each; `plan`: the plan service's
+    :class:`~iolab.service.plan.PlanOptions` for requirements files). Raises InputError for
+    an unknown kind, id or file, and for a plan option given where it has no effect (`top`
+    to a pool plan, which lists every level)."""
     if kind not in KINDS:
         raise InputError(f"unknown report kind {kind!r}; one of: {', '.join(KINDS)}", field="KIND")
     if not items:
@@ -145,7 +140,7 @@ def build(kind: str, items: Sequence[str], *, db: Path | None = None, catalog: S
     elif kind == "predict":
         sections = [_predict(Path(i), catalog, calibration) for i in items]
     elif kind == "plan":
-        sections = [_plan(Path(i), catalog, top) for i in items]
+        sections = [_plan(Path(i), catalog, plan) for i in items]
     elif kind == "calibration":
         sections = [_calibration(Path(i)) for i in items]
     else:

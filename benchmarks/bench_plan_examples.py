@@ -1,0 +1,98 @@
+"""Speed of ``iolab plan`` on every requirements file in examples/, as a whole command.
+
+Target: each example planned within 0.7 s (a fresh ``iolab plan FILE`` process: start-up,
+imports, catalog from its cached copy, search, ranking, explanations, output), East US
+and ``--region westeurope``.
+
+The machine this runs on is often shared, so every figure is CPU time (user + system of
+the child process, ``getrusage(RUSAGE_CHILDREN)``), the least of several runs after a
+warm-up that fills the catalog cache (a temporary directory). The code of ``--base`` (a
+``git archive`` of that commit's python/ in a temporary directory, with the simulator
+extension copied in) is measured in the same run, file by file, for the ratios; the
+answers of both are compared too (the same first candidate and cost).
+
+Run: ``python benchmarks/bench_plan_examples.py [--base REF] [--runs N] [--only NAME]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_startup import cpu_seconds, environment  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+# The code before the plan service: the ratios compare against it.
+DEFAULT_BASE = "74f1c01"
+TARGET = 0.7  # CPU seconds per example, the whole command
+
+
+def examples() -> list[Path]:
+    sys.path.insert(0, str(ROOT / "python"))
+    from iolab.filekind import sniff
+
+    return [p for p in sorted((ROOT / "examples").glob("*.yaml")) if sniff(p) == "requirements"]
+
+
+def base_copy(ref: str, where: Path) -> Path | None:
+    """The python/ tree of `ref` unpacked in `where` (the simulator extension copied in), or None."""
+    archive = subprocess.run(["git", "archive", ref, "python"], cwd=ROOT, capture_output=True)
+    if archive.returncode != 0:
+        print(f"base {ref}: not measured ({archive.stderr.decode().strip()})")
+        return None
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
+    for ext in (ROOT / "python" / "iolab").glob("_sim*.so"):
+        shutil.copy(ext, where / "python" / "iolab" / ext.name)
+    return where
+
+
+def answer(cmd: list[str], env: dict[str, str]) -> tuple:
+    """The first candidate's cost and configuration of a ``plan --json`` run."""
+    out = subprocess.run(cmd + ["--json"], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout
+    first = (json.loads(out).get("candidates") or [{}])[0]
+    return first.get("monthly_cost"), json.dumps(first.get("config"), sort_keys=True)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default=DEFAULT_BASE, help="git ref of the code to compare against ('' for none)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", action="append", default=[], help="only this example (repeatable)")
+    args = ap.parse_args(argv)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load {load:.1f}; CPU seconds, least of {args.runs} runs; target {TARGET} s per example")
+    py = sys.executable
+    failed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = environment(ROOT, Path(tmp) / "cache")
+        base = base_copy(args.base, Path(tmp)) if args.base else None
+        base_env = environment(base, Path(tmp) / "base-cache") if base is not None else None
+        print(f"{'example':42} {'region':11} {'now':>7} {'before':>7} {'ratio':>6}  same answer")
+        for path in examples():
+            if args.only and path.name not in args.only and path.stem not in args.only:
+                continue
+            for region in ("eastus", "westeurope"):
+                cmd = [py, "-m", "iolab", "plan", str(path.relative_to(ROOT)), "--region", region]
+                now = cpu_seconds(cmd, env, args.runs)
+                before = cpu_seconds(cmd, base_env, args.runs) if base_env is not None else float("nan")
+                same = answer(cmd, env) == answer(cmd, base_env) if base_env is not None else None
+                mark = "" if now <= TARGET else "  over the target"
+                if now > TARGET:
+                    failed.append(f"{path.name} {region}")
+                print(f"{path.name:42} {region:11} {now:7.3f} {before:7.3f} {before / now:6.2f}  {same}{mark}",
+                      flush=True)
+    if failed:
+        print(f"over {TARGET} s: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
