@@ -35,15 +35,16 @@ fio:
 	  echo "fio is missing: install it with 'sudo apt-get install fio' (Debian/Ubuntu) or 'sudo dnf install fio', then run make test again"; exit 1; \
 	fi
 
-# chromium (for the report's browser test) comes from the distribution's package; without root
-# we say what to run, and that test is skipped until then.
+# chromium (for the browser tests: the report's, and iolab serve's pages driven by Playwright, which
+# the test extras install and which runs this chromium, never a browser of its own) comes from the
+# distribution's package; without root we say what to run.
 chromium:
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	  echo "installing chromium from the distribution's package"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else \
-	  echo "chromium is missing: install it with 'sudo apt-get install chromium' (Debian/Ubuntu) or 'sudo dnf install chromium'; until then the report's browser test is skipped"; \
+	  echo "chromium is missing: install it with 'sudo apt-get install chromium' (Debian/Ubuntu) or 'sudo dnf install chromium'; until then the report's browser test is skipped and iolab serve's browser tests fail"; \
 	fi
 
 cargo-test:

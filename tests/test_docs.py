@@ -1,7 +1,8 @@
 """Every command shown in README.md and docs/*.md runs and exits as the page says.
 
 A page shows commands in ```console blocks as lines starting with ``$ iolab``. A command
-is expected to exit 0 unless the line ends with ``# exit N``. ``$TMP`` in a command is a
+is expected to exit 0 unless the line ends with ``# exit N``; one ending ``# serves until
+stopped`` is a server, started and asked by tests/test_serve_docs.py. ``$TMP`` in a command is a
 temporary directory of the page's own, shared by its commands in the order they appear (a
 benchmark stores a run that a later ``iolab results`` command reads).
 """
@@ -30,11 +31,14 @@ def _commands() -> list[tuple[str, str, int]]:
                     continue
                 command, _, comment = line[2:].partition("  # ")
                 m = re.search(r"exit (\d+)", comment)
-                found.append((page.name, command.strip(), int(m.group(1)) if m else 0))
+                # a server (`# serves until stopped`) never exits: tests/test_serve_docs.py runs it
+                expected = None if comment.startswith("serves") else int(m.group(1)) if m else 0
+                found.append((page.name, command.strip(), expected))
     return found
 
 
 COMMANDS = _commands()
+EXITING = [c for c in COMMANDS if c[2] is not None]
 
 
 def test_docs_have_examples():
@@ -53,7 +57,7 @@ def page_dirs(tmp_path_factory):
     return get
 
 
-@pytest.mark.parametrize("page,command,expected", COMMANDS, ids=[f"{p}:{c}" for p, c, _ in COMMANDS])
+@pytest.mark.parametrize("page,command,expected", EXITING, ids=[f"{p}:{c}" for p, c, _ in EXITING])
 def test_documented_command(page, command, expected, iolab, page_dirs, monkeypatch):
     tmp = page_dirs(page)
     monkeypatch.chdir(ROOT)

@@ -26,6 +26,7 @@ COMMANDS = {
     "doctor": ("doctor", "doctor", False),
     "calibrate": ("calibrate", "calibrate", False),
     "report": ("report", "report", False),
+    "serve": ("serve", "serve", False),
 }
 
 

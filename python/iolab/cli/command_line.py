@@ -15,12 +15,11 @@ HELP_OPTIONS = ["-h", "--help"]
 
 def usage_classes() -> tuple[type[BaseException], ...]:
     classes: list[type[BaseException]] = [typer.TyperException] if hasattr(typer, "TyperException") else []
-    try:  # Typer releases that use click itself
-        import click
+    import sys
 
+    click = sys.modules.get("click")  # a Typer release that uses click itself has imported it
+    if click is not None:  # (importing an installed click that Typer does not use costs every start)
         classes.append(click.ClickException)
-    except ImportError:  # pragma: no cover - Typer vendors click
-        pass
     return tuple(classes)
 
 
