@@ -177,7 +177,7 @@ class Profile:
         steps = sorted(s.interval for s in self.series)
         return {
             "source": {"files": self.trace.sources, "percentile": self.percentile, "comfort": self.comfort,
-                       "devices": self.devices, "notes": self.notes},
+                       "devices": self.devices, "notes": self.notes, "merged": self.trace.merged},
             "samples": len(self.series),
             "interval": steps[len(steps) // 2] if steps else None,
             "devices": [{"name": n, **d} for n, d in self.per_device.items()],
