@@ -255,7 +255,10 @@ def traps_of(loaded: Any) -> list[Trap]:
     out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
                                                          base=Path(loaded.file).parent)
     if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
+        from .plan.requirements import capacity_unknown
+
         out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
+        out += capacity_unknown(loaded)
     return out
 
 
