@@ -145,8 +145,8 @@ def between(estimate: Mapping[str, float], key: str) -> float:
     hi = min((k for k, v in PERCENTILES.items() if v >= q), key=PERCENTILES.__getitem__)
     if lo == hi:
         return estimate[lo]
-    t = math.log(1 - q) - math.log(1 - PERCENTILES[lo])
-    return estimate[lo] + (estimate[hi] - estimate[lo]) * t / (math.log(1 - PERCENTILES[hi]) - math.log(1 - PERCENTILES[lo]))
+    x, x_lo, x_hi = (math.log(1 - v) for v in (q, PERCENTILES[lo], PERCENTILES[hi]))
+    return estimate[lo] + (estimate[hi] - estimate[lo]) * (x - x_lo) / (x_hi - x_lo)
 
 
 def simulate_open(network: Network, rates: Mapping[str, float], options: "TailOptions", ios: int,

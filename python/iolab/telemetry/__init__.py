@@ -69,7 +69,8 @@ def detect(path: str, data: bytes) -> tuple[str, object]:
     if perfmon.is_perfmon(text):
         return "perfmon", text
     lines = text.splitlines()
-    for name, test in (("sadf-csv", sysstat.is_sadf_csv), ("sadf-p", sysstat.is_sadf_p), ("iostat", sysstat.is_iostat), ("sar", sysstat.is_sar),
+    for name, test in (("sadf-csv", sysstat.is_sadf_csv), ("sadf-p", sysstat.is_sadf_p),
+                       ("iostat", sysstat.is_iostat), ("sar", sysstat.is_sar),
                        ("mountstats", counters.is_mountstats), ("nfsiostat", nfsiostat.is_nfsiostat),
                        ("fio-log", fiolog.is_fio_log), ("diskstats", counters.is_diskstats)):
         if test(lines):
@@ -87,20 +88,18 @@ def _host(kind: str, parsed: object) -> str | None:
     if kind in ("iostat-json", "sadf-json"):
         name = parsed[0]["sysstat"]["hosts"][0].get("nodename")  # type: ignore[index]
         return name if isinstance(name, str) and name else None
-    if kind == "sadf-csv":
-        row = next((l for l in parsed.splitlines() if l.strip() and not l.startswith("#")), "")  # type: ignore[union-attr]
-        return row.split(";", 1)[0] or None
-    if kind == "sadf-p":
-        row = next((l for l in parsed.splitlines() if l.strip() and not l.startswith("#")), "")  # type: ignore[union-attr]
-        return row.split("\t", 1)[0] or None
+    if kind in ("sadf-csv", "sadf-p"):                      # the host is each row's first field
+        rows = (l for l in parsed.splitlines() if l.strip() and not l.startswith("#"))  # type: ignore[union-attr]
+        return next(rows, "").split(";" if kind == "sadf-csv" else "\t", 1)[0] or None
     return None
 
 
 def read_files(paths: list[str | Path], *, interval: float | None = None) -> Trace:
     """Read every file into one :class:`Trace`; raises InputError naming file and line.
 
-    Devices of the same name in several files (two hosts' ``sda``) are told apart by the
-    file's name in front (``host1.txt:sda``)."""
+    Devices of the same name in several files are compared (:mod:`.overlap`): one machine's
+    over the same seconds count once; two hosts' ``sda`` are told apart by the file's name in
+    front (``host1.txt:sda``)."""
     from . import counters, fiolog, nfsiostat, perfmon, runs, sysstat
 
     trace = Trace()
