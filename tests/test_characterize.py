@@ -284,14 +284,34 @@ def test_typeperf_en_us_logicaldisk(iolab):
 
 
 def test_two_hosts_same_device_names_are_told_apart_and_added(iolab, tmp_path):
-    # the same diskstats log from two hosts: sda twice, renamed by file; the combined load doubles
+    # two diskstats logs of the same seconds with different IO on sda and no host name: two
+    # machines, renamed by file, added up. db2's sda does 3 × db1's IO: totals 4 × db1's.
+    a, b = tmp_path / "db1.log", tmp_path / "db2.log"
+    a.write_bytes((T / "diskstats.log").read_bytes())
+    tripled = []
+    for line in (T / "diskstats.log").read_text().splitlines():
+        f = line.split()
+        if len(f) > 3 and f[2] == "sda":
+            line = " ".join(f[:3] + [str(3 * int(x)) for x in f[3:]])
+        tripled.append(line)
+    b.write_text("\n".join(tripled) + "\n")
+    d = run(iolab, a, b)
+    assert d["source"]["devices"] == ["db1.log:sda", "db2.log:sda"]
+    close(d["combined"]["total"]["iops"]["p95"], 4 * 2340)
+    assert d["samples"] == 2
+    assert d["source"]["merged"] == []
+    assert any("taken as two machines" in n for n in d["source"]["notes"])
+
+
+def test_the_same_log_given_twice_counts_once(iolab, tmp_path):
+    # identical figures over the same seconds: one machine seen twice, not two machines
     a, b = tmp_path / "db1.log", tmp_path / "db2.log"
     a.write_bytes((T / "diskstats.log").read_bytes())
     b.write_bytes((T / "diskstats.log").read_bytes())
     d = run(iolab, a, b)
-    assert d["source"]["devices"] == ["db1.log:sda", "db2.log:sda"]
-    close(d["combined"]["total"]["iops"]["p95"], 2 * 2340)
-    assert d["samples"] == 2
+    assert d["source"]["devices"] == ["sda"]
+    close(d["combined"]["total"]["iops"]["p95"], 2340)
+    assert {m["device"] for m in d["source"]["merged"]} == {"sda", "sda1", "loop0"}
 
 
 def test_nfs_telemetry_plans_nfs_shares(iolab, tmp_path):

@@ -75,11 +75,13 @@ def test_fio_keywords_are_evaluated_as_fio_does():
 
 def test_arithmetic_and_its_limits():
     assert one("[j]\niodepth=(1+3)*2\n").iodepth == 8
-    assert one("[j]\nsize=2^20\n").size == 2**20
+    assert one("[j]\nsize=(2^20)\n").size == 2**20
+    with pytest.raises(SchemaError, match=r"fio evaluates arithmetic only in parentheses, and reads this as 2 "):
+        one("[j]\nsize=2^20\n")
     with pytest.raises(SchemaError, match="not fio arithmetic"):
-        one("[j]\niodepth=1//\n")
+        one("[j]\niodepth=(1//)\n")
     with pytest.raises(SchemaError, match="too large|64-bit"):
-        one("[j]\nsize=9^99999\n")
+        one("[j]\nsize=(9^99999)\n")
 
 
 def test_environment_variables_are_still_refused_by_name():

@@ -8,7 +8,7 @@ import pytest
 from conftest import bare, EXAMPLES
 
 OK_JOBS = "jobs: [{rw: read}]\n"
-OK_REQUIRE = "require: {iops: 100}\n"
+OK_REQUIRE = "require: {iops: 100, capacity: 1TiB}\n"
 
 BAD = [
     ("unknown-top", "requir: {iops: 100}\n" + OK_JOBS, "requir", "did you mean 'require'?"),

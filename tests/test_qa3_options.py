@@ -45,7 +45,7 @@ def test_characterize_live_with_device_is_refused(iolab, tmp_path):
 def test_a_paced_requirements_job_is_warned_about(iolab, tmp_path):
     path = tmp_path / "req.yaml"
     path.write_text("version: 1\njobs:\n  - {rw: randrw, bs: 8k, iodepth: 8, ioengine: libaio, thinktime: 1ms, "
-                    "rate_iops: '500,'}\nrequire: {iops: 8000}\n"
+                    "rate_iops: '500,'}\nrequire: {iops: 8000, capacity: 1TiB}\n"
                     "search: {kind: disks, vms: [Standard_D8s_v5], skus: [P30]}\n")
     words = "paces the job in fio, but a plan runs the workload at the required load"
     for command in (["check"], ["plan"]):

@@ -258,7 +258,10 @@ def traps_of(loaded: Any, data: Any = None, base: Path | None = None) -> list[Tr
     out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
                                                          base=base or Path(loaded.file).parent)
     if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
+        from .plan.requirements import capacity_unknown
+
         out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
+        out += capacity_unknown(loaded)
     return out
 
 

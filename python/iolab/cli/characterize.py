@@ -187,7 +187,8 @@ def _print(p) -> None:
     job = p.requirements["jobs"][0]
     console.print(f"[bold]Requirements[/] (P{p.percentile:g} × {p.comfort:g}): "
                   + ", ".join(([format_ops(r["iops"])] if "iops" in r else [])
-                              + ([format_rate(r["bandwidth"])] if "bandwidth" in r else []))
+                              + ([format_rate(r["bandwidth"])] if "bandwidth" in r else [])
+                              + ([format_size(r["capacity"])] if "capacity" in r else []))
                   + f"; {job['rw']} {job.get('rwmixread', 100 if job['rw'] == 'randread' else 0)}% reads, "
                     f"bs {job['bs']}, iodepth {job['iodepth']}")
     for n in p.notes:

@@ -84,12 +84,23 @@ class Device:
     members: list[str] = field(default_factory=list)
     chunk_kb: int | None = None            # stripe unit (md chunk_size, or the queue's minimum_io_size)
     dm_name: str | None = None
+    vendor: str | None = None              # device/vendor (SCSI), as the device reports it
+    model: str | None = None               # device/model (SCSI and NVMe)
+    hw_queues: int | None = None           # blk-mq hardware queues (sys/block/NAME/mq/*): nr_requests is per queue
+    cloud: str | None = None               # azure | gcp | aws: a cloud provider's disk, told by vendor and model
+    network: bool | None = None            # a network disk (managed disk, PD, EBS), not a local one
+
+    @property
+    def queue_slots(self) -> int | None:
+        """Requests that may queue for the disk: nr_requests on each hardware queue."""
+        return None if self.nr_requests is None else self.nr_requests * (self.hw_queues or 1)
 
     def to_json(self) -> dict:
         return {"name": self.name, "kind": self.kind, "scheduler": self.scheduler, "nr_requests": self.nr_requests,
                 "read_ahead_kb": self.read_ahead_kb, "max_sectors_kb": self.max_sectors_kb,
                 "rotational": self.rotational, "level": self.level, "members": self.members,
-                "chunk_kb": self.chunk_kb, "dm_name": self.dm_name}
+                "chunk_kb": self.chunk_kb, "dm_name": self.dm_name, "vendor": self.vendor, "model": self.model,
+                "hw_queues": self.hw_queues, "cloud": self.cloud, "network": self.network}
 
 
 @dataclass
@@ -199,6 +210,39 @@ def _cifs_channels(text: str) -> dict[str, int]:
     return out
 
 
+#: cloud disks as they report themselves: (vendor or None, model prefix, cloud, network disk),
+#: the first that matches wins. Sources: Azure — azure-vm-utils udev rules (``Msft``
+#: ``Virtual_Disk`` SCSI, ``MSFT NVMe Accelerator v1.0`` remote NVMe, ``Microsoft NVMe Direct
+#: Disk`` local NVMe); Google Cloud — guest-configs disk naming rules and its NVMe docs
+#: (``Google`` ``PersistentDisk`` over virtio-scsi, ``EphemeralDisk`` local SSD, ``nvme_card-pd``
+#: Persistent Disk or Hyperdisk over NVMe, ``nvme_card`` local SSD); AWS — the EBS NVMe udev
+#: rules of amazon-ec2-utils (``Amazon Elastic Block Store``, ``Amazon EC2 NVMe Instance
+#: Storage``). Read 2026-11-27.
+CLOUD_DISKS = (
+    ("Msft", "Virtual Disk", "azure", True),
+    (None, "MSFT NVMe Accelerator", "azure", True),
+    (None, "Microsoft NVMe Direct Disk", "azure", False),
+    ("Google", "PersistentDisk", "gcp", True),
+    ("Google", "EphemeralDisk", "gcp", False),
+    (None, "nvme_card-pd", "gcp", True),
+    (None, "nvme_card", "gcp", False),
+    (None, "Amazon Elastic Block Store", "aws", True),
+    (None, "Amazon EC2 NVMe Instance Storage", "aws", False),
+)
+
+
+def cloud_disk(vendor: str | None, model: str | None) -> tuple[str | None, bool | None]:
+    """(cloud, network) of a disk from its vendor and model (``Virtual_Disk`` as udev
+    spells it reads as ``Virtual Disk``); (None, None) for any other disk."""
+    if model is None:
+        return None, None
+    shown = model.replace("_", " ") if vendor == "Msft" else model
+    for want_vendor, prefix, cloud, network in CLOUD_DISKS:
+        if (want_vendor is None or vendor == want_vendor) and shown.startswith(prefix):
+            return cloud, network
+    return None, None
+
+
 def _devices(r: _Root) -> list[Device]:
     base = r.path("sys/block")
     if not base.is_dir():
@@ -217,6 +261,12 @@ def _devices(r: _Root) -> list[Device]:
         rot = r.integer(f"{q}/rotational")
         dev = Device(name, current, r.integer(f"{q}/nr_requests"), r.integer(f"{q}/read_ahead_kb"),
                      r.integer(f"{q}/max_sectors_kb"), None if rot is None else bool(rot))
+        vendor, model = r.text(f"sys/block/{name}/device/vendor"), r.text(f"sys/block/{name}/device/model")
+        dev.vendor = vendor.strip() or None if vendor else None
+        dev.model = model.strip() or None if model else None
+        dev.cloud, dev.network = cloud_disk(dev.vendor, dev.model)
+        mq = r.path(f"sys/block/{name}/mq")
+        dev.hw_queues = sum(1 for p in mq.iterdir() if p.name.isdigit()) or None if mq.is_dir() else None
         slaves = r.path(f"sys/block/{name}/slaves")
         members = sorted(p.name for p in slaves.iterdir()) if slaves.is_dir() else []
         if name.startswith("md"):

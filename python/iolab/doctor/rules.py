@@ -231,22 +231,39 @@ def _smb_rules(m: Mount, s: System, ctx: _Context) -> list[Finding]:
                     ctx.predict(m, "nconnect", now, 4, "throughput"))]
 
 
+_CLOUDS = {"azure": "Azure", "gcp": "Google Cloud", "aws": "AWS"}
+
+
+def _cloud_words(d) -> str:
+    """What a cloud disk's report means for the scheduler rule ('' for other disks)."""
+    if not d.cloud:
+        return ""
+    what = f"a {'network' if d.network else 'local'} disk of {_CLOUDS[d.cloud]} ({d.model})"
+    if d.rotational:
+        return (f" {d.name} is {what}: it reports rotational=1, as Azure's SCSI managed disks do, which says "
+                "nothing of what backs it; the provider's storage orders IO on its own side.")
+    return f" {d.name} is {what}."
+
+
 def _block_rules(s: System, bs: int | None) -> list[Finding]:
     out: list[Finding] = []
     for d in s.devices:
-        if d.kind == "disk" and d.scheduler in ("cfq", "bfq") and d.rotational is not True:
+        if d.kind == "disk" and d.scheduler in ("cfq", "bfq") and (d.rotational is not True or d.cloud):
             out.append(Finding(
                 "block-scheduler", "warn", d.name, "queue/scheduler", d.scheduler, "none",
                 f"now: echo none > /sys/block/{d.name}/queue/scheduler; at boot: /etc/udev/rules.d/60-scheduler.rules: "
                 f"ACTION==\"add|change\", KERNEL==\"{d.name}\", ATTR{{queue/scheduler}}=\"none\"", "disk-scheduler",
                 f"{d.scheduler} reorders IO for spinning disks; on SSD-backed disks Azure recommends noop (blk-mq "
-                "none) or deadline. The model does not cover the scheduler: no prediction."))
-        if d.kind == "disk" and d.nr_requests is not None and d.nr_requests < 16:
+                f"none) or deadline.{_cloud_words(d)} The model does not cover the scheduler: no prediction."))
+        slots = d.queue_slots
+        if d.kind == "disk" and slots is not None and slots < 16:
+            per = f" ({d.nr_requests} on each of {d.hw_queues} hardware queues)" if (d.hw_queues or 1) > 1 else ""
+            want = -(-64 // (d.hw_queues or 1))
             out.append(Finding(
-                "block-queue-depth", "warn", d.name, "queue/nr_requests", d.nr_requests, 64,
-                f"echo 64 > /sys/block/{d.name}/queue/nr_requests (udev: ATTR{{queue/nr_requests}}=\"64\")",
+                "block-queue-depth", "warn", d.name, "queue/nr_requests", d.nr_requests, want,
+                f"echo {want} > /sys/block/{d.name}/queue/nr_requests (udev: ATTR{{queue/nr_requests}}=\"{want}\")",
                 "premium-storage",
-                f"At most {d.nr_requests} requests queue for this disk; premium disks need 8–16 or more in flight "
+                f"At most {slots} requests queue for this disk{per}; premium disks need 8–16 or more in flight "
                 "each to reach their limits."))
         if d.kind in ("md", "dm") and len(d.members) > 1 and d.chunk_kb:
             want = 256 if (bs or 0) >= 256 * 1024 else 64

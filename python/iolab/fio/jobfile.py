@@ -26,6 +26,12 @@ __all__ = ["parse_jobfile", "render_jobfile", "jobfile_sections", "effective_opt
 Written = tuple[str, str, int]
 
 _SECTION = re.compile(r"^\[(?P<name>[^\]]*)\]$")
+_COMMENT = re.compile(r"[#;]")
+#: the most job sections a job file may hold: fio runs at most 4,096 jobs (``REAL_MAX_JOBS``
+#: in fio.h), so a file with more could never run; refused at the first one past it
+MAX_JOB_SECTIONS = 4096
+#: the most option lines a job file may hold (real ones hold dozens): read in about a second
+MAX_OPTION_LINES = 100_000
 
 
 def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str] | None = None) -> list[FioJob]:
@@ -54,11 +60,13 @@ def jobfile_sections(text: str, *, source: str = "job file",
     """A job file's sections in file order, each (name, [(option, value, line)]), options
     checked and variables expanded (errors as :func:`parse_jobfile`'s)."""
     sections: list[tuple[str, int, list[tuple[str, str, int]]]] = []
+    jobs = options = 0
     for lineno, raw_line in enumerate(text.splitlines(), start=1):
         line = raw_line.strip()
         if not line or line[0] in "#;":
             continue
-        line = re.split(r"[#;]", line, maxsplit=1)[0].strip()
+        if "#" in line or ";" in line:
+            line = _COMMENT.split(line, maxsplit=1)[0].strip()
         note = f" (line {lineno})"
         if line.startswith("["):
             m = _SECTION.match(line)
@@ -66,7 +74,16 @@ def jobfile_sections(text: str, *, source: str = "job file",
                 raise SchemaError(f"malformed section header {line!r}: expected [name]",
                                   file=source, field=f"line {lineno}")
             sections.append((m.group("name").strip(), lineno, []))
+            jobs += sections[-1][0] != "global"
+            if jobs > MAX_JOB_SECTIONS:
+                raise SchemaError(f"more than {MAX_JOB_SECTIONS:,} job sections: fio runs at most {MAX_JOB_SECTIONS:,} "
+                                  "jobs, so this file could never run (split it, or use numjobs)",
+                                  file=source, field=f"line {lineno}")
             continue
+        options += 1
+        if options > MAX_OPTION_LINES:
+            raise SchemaError(f"more than {MAX_OPTION_LINES:,} option lines: no fio job needs that many (the "
+                              "limit keeps reading it within a second or so)", file=source, field=f"line {lineno}")
         key, eq, value = line.partition("=")
         key = key.strip()
         if key == "include" or key.startswith("include ") or key.startswith("include\t"):

@@ -313,8 +313,16 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
     """
     raw = text
     text = text.strip()
-    if _ARITH.match(text) and _ARITH_OP.search(text.lstrip("-")):
-        return _arithmetic(raw, text)
+    if text.startswith("("):
+        return _arithmetic(raw, _units_in(text))
+    unsigned = text.lstrip("+-")
+    if _ARITH_OP.search(unsigned):
+        read = _fio_prefix(unsigned, kb_base)
+        if read is not None:
+            raise UnitError(f"{raw!r}: fio evaluates arithmetic only in parentheses, and reads this as {read} "
+                            f"(what comes before {unsigned[len(_LEADING.match(unsigned).group(0)):][:1]!r}); write "
+                            f"the value, or ({unsigned})")
+    text = unsigned if text.startswith("+") else text
     m = _INT_RE.match(text)
     if not m:
         if re.match(r"^\d+\.\d", text, re.ASCII):
@@ -339,13 +347,44 @@ def parse_fio_int(text: str, kb_base: int = 1024) -> int:
 
 #: digits past which a number cannot be a fio integer (2**64 has 20; 0x... 16 hex digits)
 _MAX_DIGITS = 100
-_ARITH = re.compile(r"^[0-9\s()+\-*/%^]+$")
+#: what bc reads: whole numbers, + - * / % ^ and parentheses
+_BC = re.compile(r"^[0-9\s()+\-*/%^]+$")
 _ARITH_OP = re.compile(r"[+\-*/%^]")
 
 
-def _arithmetic(raw: str, text: str) -> int:
-    """fio's arithmetic in a value (``5*1024*1024*4096/8``, ``(1+2)^3``): whole numbers with
-    + - * / % and ^ (power), evaluated as fio does, the result cut to a whole number."""
+_LEADING = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)([A-Za-z]*)", re.ASCII)
+#: a number with a size suffix inside fio's parenthesised arithmetic, as its lexer reads it
+#: (k, kb: 1024; KiB: 1000; m, g, t, p alike; fractions allowed)
+_IN_PARENS = re.compile(r"(\d+(?:\.\d+)?)\s*([kKmMgGtTpP])([iI]?[bB]?)(?![A-Za-z])", re.ASCII)
+
+
+def _units_in(text: str) -> str:
+    """``(4k*2)`` as ``(4*1024*2)``: fio's expression lexer takes k, m, g, t, p (1,024-based,
+    with an optional B) and KiB, MiB ... (1,000-based) after a number."""
+    def sub(m: re.Match[str]) -> str:
+        iec = m.group(3).lower() == "ib"
+        if m.group(3) and m.group(3).lower() not in ("b", "ib"):
+            return m.group(0)
+        return f"({m.group(1)}*{(1000 if iec else 1024) ** _POW[m.group(2).lower()]})"
+    return _IN_PARENS.sub(sub, text)
+
+
+def _fio_prefix(text: str, kb_base: int) -> int | None:
+    """What fio reads from a value it does not evaluate (``2*8``: 2; ``4k*2``: 4096): the
+    number at the start and the unit right after it; None when nothing there is a number."""
+    m = _LEADING.match(text)
+    if not m:
+        return None
+    try:
+        return parse_fio_int(m.group(0), kb_base)
+    except UnitError:
+        return int(m.group(1), 0)
+
+
+def _arithmetic(raw: str, text: str, *, whole: bool = False) -> int:
+    """fio's arithmetic in a parenthesised value (``(5*1024*1024*4096/8)``, ``(1+2)^3``):
+    numbers with + - * / % and ^ (power), the result cut to a whole number; ``whole``: as bc
+    evaluates it for fio (whole numbers, each division cut)."""
     import ast
     import operator
 
@@ -353,13 +392,16 @@ def _arithmetic(raw: str, text: str) -> int:
            ast.Mod: operator.mod, ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
 
     def value(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool):
             return node.value
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = value(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
         if isinstance(node, ast.BinOp) and type(node.op) in ops:
             left, right = value(node.left), value(node.right)
+            if whole and isinstance(node.op, ast.Div):
+                return int(left / right)
             if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 2**32):
                 raise UnitError(f"{raw!r}: a power too large for fio")
             return ops[type(node.op)](left, right)
@@ -474,4 +516,14 @@ def expand_variables(value: str, env: Mapping[str, str] | None, *, source: str, 
         raise SchemaError(f"fio would expand {m.group(0)} from its environment; iolab does not read the "
                           f"environment: write the value itself{note}", file=source, field=field)
 
-    return VARIABLE.sub(sub, value) if "$" in value else value
+    if "$" not in value:
+        return value
+    out = VARIABLE.sub(sub, value)
+    keyword = any(m.group("word") in ("mb_memory", "ncpus", "pagesize") for m in VARIABLE.finditer(value))
+    if keyword and any(op in out for op in "+-*/") and "'" not in out and needed:
+        # fio hands a value with a keyword and arithmetic to bc: whole numbers, division cut
+        if not _BC.match(out):
+            raise SchemaError(f"fio hands {value!r} ({out!r}) to bc, which reads whole numbers and + - * / % ^ "
+                              f"only (no units): write the value{note}", file=source, field=field)
+        out = str(_arithmetic(value, out, whole=True))
+    return out

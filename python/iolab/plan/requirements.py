@@ -27,6 +27,8 @@ one; catalog ids that do not exist list the nearest known ids.
 from __future__ import annotations
 
 import fnmatch
+import re
+
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -70,7 +72,14 @@ ProtocolName = Literal["nfs3", "nfs4.1", "smb3"]
 
 
 PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "p99.99": 0.9999}
-"""Latency percentiles a requirement may bound (the ones the simulator reports), by key."""
+"""Latency percentiles the simulator reports, by key; a requirement may bound any
+percentile from p50 to p99.99 (``p95``, ``p99.5``), see :func:`percentile_level`."""
+
+
+def percentile_level(key: str) -> float | None:
+    """``"p95"`` as 0.95, ``"p99.9"`` as 0.999; None when ``key`` is not ``p`` and a number."""
+    m = re.fullmatch(r"[pP](\d{1,3}(?:\.\d{1,6})?)", key)
+    return None if m is None else round(float(m.group(1)) / 100, 8)
 MAX_UTILIZATION = 0.8
 """The default ``require.max_utilization``: no resource busier than 80 % at the required load."""
 
@@ -97,16 +106,42 @@ class LatencyBound(FrozenModel):
     p99_9: PositiveDuration | None = Field(None, alias="p99.9")
     p99_99: PositiveDuration | None = Field(None, alias="p99.99")
 
+    between: dict[str, PositiveDuration] = Field(default_factory=dict, exclude=True)
+    """Percentiles the simulator does not report (``p95``), estimated from those it does."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _any_percentile(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "between" in data:
+            return data
+        named = {"mean", *cls.model_fields, "p99.9", "p99.99"} - {"between", "p99_9", "p99_99"}
+        rest = {k: v for k, v in data.items() if k not in named}
+        levels = {k: percentile_level(str(k)) for k in rest}
+        out = {k: v for k, v in data.items() if k in named or levels[k] is None}
+        for k, level in levels.items():
+            if level is None:
+                continue
+            if not 0.5 <= level <= 0.9999:
+                raise SchemaError(f"a latency percentile from p50 to p99.99 (got {k})", field=str(k))
+            key = f"p{level * 100:.6g}"
+            if key in PERCENTILES:
+                out[{"p99.9": "p99_9", "p99.99": "p99_99"}.get(key, key)] = data[k]
+            else:
+                out.setdefault("between", {})[key] = data[k]
+        return out
+
     @model_validator(mode="after")
     def _some(self) -> "LatencyBound":
         if not self.model_fields_set:
-            raise SchemaError("give mean and/or percentiles (p50, p90, p99, p99.9, p99.99)")
+            raise SchemaError("give mean and/or percentiles (p50 to p99.99: p50, p90, p95, p99, p99.9, ...)")
         return self
 
     def percentiles(self) -> dict[str, float]:
-        """The percentile bounds given, by key (``{"p99": 0.012}``), lowest first."""
-        out = {"p50": self.p50, "p90": self.p90, "p99": self.p99, "p99.9": self.p99_9, "p99.99": self.p99_99}
-        return {k: v for k, v in out.items() if v is not None}
+        """The percentile bounds given, by key (``{"p95": 0.008, "p99": 0.012}``), lowest first."""
+        out = {"p50": self.p50, "p90": self.p90, "p99": self.p99, "p99.9": self.p99_9, "p99.99": self.p99_99,
+               **self.between}
+        given = {k: v for k, v in out.items() if v is not None}
+        return dict(sorted(given.items(), key=lambda kv: percentile_level(kv[0]) or 0.0))
 
 
 class VmRequire(FrozenModel):
@@ -570,3 +605,20 @@ def _sized(job: ScenarioJob, per_client: int) -> ScenarioJob:
     return replace(job, fio=replace(fio, size=max(1, math.ceil(per_client / fio.numjobs))))
 
 
+
+
+def capacity_unknown(req: Any) -> list[Any]:
+    """A warning for each part of a requirements file (``req`` and its ``workloads``) that
+    gives a load but no ``require.capacity``: the plan then sizes storage for the load
+    alone, which may hold far less than the data."""
+    from ..traps import Trap
+
+    out = []
+    for part in (req, *getattr(req, "workloads", ())):
+        need = getattr(part, "require", None)
+        if need is not None and need.capacity is None and getattr(part, "pool", None) is None:
+            out.append(Trap("no capacity is required: the plan sizes storage for the load alone (the smallest "
+                            "disks or share that carry it), which may hold far less than the data; add "
+                            "capacity: (the data's size)", part.file,
+                            f"workloads.{part.name}.require.capacity" if part.name else "require.capacity"))
+    return out

@@ -62,9 +62,9 @@ def job_rates(network: Network, rate: float) -> dict[str, float]:
 def ios_for(percentiles: Mapping[str, float], floor: int = 10_000) -> int:
     """Measured IOs per replication for a percentile estimate: about 100 IOs beyond the
     highest percentile bounded (p99: 10,000; p99.9: 100,000), at least ``floor``."""
-    from .requirements import PERCENTILES
+    from .requirements import percentile_level
 
-    top = max((PERCENTILES[k] for k in percentiles), default=0.99)
+    top = max((percentile_level(k) or 0.99 for k in percentiles), default=0.99)
     return max(floor, math.ceil(100 / (1 - top)))
 
 
@@ -135,6 +135,20 @@ class TailCheck:
                 "replications": self.replications, "seed": self.seed}
 
 
+def between(estimate: Mapping[str, float], key: str) -> float:
+    """The percentile ``key`` (``p95``) from the reported ones on either side (``p90``,
+    ``p99``), linear in ln(1 − q): exact for an exponential tail, and never outside the two."""
+    from .requirements import PERCENTILES, percentile_level
+
+    q = percentile_level(key) or 0.99
+    lo = max((k for k, v in PERCENTILES.items() if v <= q), key=PERCENTILES.__getitem__)
+    hi = min((k for k, v in PERCENTILES.items() if v >= q), key=PERCENTILES.__getitem__)
+    if lo == hi:
+        return estimate[lo]
+    x, x_lo, x_hi = (math.log(1 - v) for v in (q, PERCENTILES[lo], PERCENTILES[hi]))
+    return estimate[lo] + (estimate[hi] - estimate[lo]) * (x - x_lo) / (x_hi - x_lo)
+
+
 def simulate_open(network: Network, rates: Mapping[str, float], options: "TailOptions", ios: int,
                   done: int = 0) -> Simulation:
     """Simulate ``network`` open at ``rates`` as ``options`` say, telling its progress as
@@ -175,5 +189,8 @@ def tail_of(sim: Simulation, bounds: Mapping[str, float], jobs: tuple[str, ...] 
         lat = max((g.latency for g in groups), key=lambda x: x.p99)
         interval = {k: None for k in keys}
     estimate = {k: float(getattr(lat, KEYS[k])) for k in keys}
+    for k in bounds:
+        if k not in estimate:                 # p95: between the percentiles reported
+            estimate[k], interval[k] = between(estimate, k), None
     return TailCheck(dict(bounds), estimate, interval, float(lat.mean), sim.ios, len(sim.replications), sim.seed,
                      sim.partial and sim.stopped not in ("ios", "duration"))

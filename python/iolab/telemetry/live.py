@@ -68,6 +68,18 @@ def resolve_target(spec: str, proc: Path = Path("/proc")) -> Target:
                       f"devices: {', '.join(sorted(disks)[:12])})", field="--live")
 
 
+def device_size(target: Target, name: str, sys: Path = Path("/sys")) -> int | None:
+    """The size in bytes of a block device (``/sys/class/block/NAME/size``, 512-byte
+    sectors) or of the file system of an NFS mount; None when it cannot be read."""
+    try:
+        if target.kind == "nfs":
+            st = os.statvfs(name)
+            return st.f_blocks * st.f_frsize or None
+        return int((sys / "class" / "block" / name.replace("/", "!") / "size").read_text().split()[0]) * 512 or None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def sample_live(target: Target, *, duration: float, interval: float, trace: Trace,
                 on_sample: Callable[[Sample], None] = lambda s: None,
                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> list[Sample]:
@@ -97,6 +109,10 @@ def sample_live(target: Target, *, duration: float, interval: float, trace: Trac
     except KeyboardInterrupt:
         trace.notes.append(f"stopped by Ctrl-C after {len(out)} samples")
     trace.samples.extend(out)
+    for name in {s.device for s in out}:
+        size = device_size(target, name)
+        if size:
+            trace.sizes[name] = size
     trace.sources.append({"file": str(target.file), "format": "live " + ("diskstats" if target.kind == "disk"
                                                                       else "mountstats"), "samples": len(out)})
     return out

@@ -54,6 +54,8 @@ class Trace:
     notes: list[str] = field(default_factory=list)
     absolute: bool = True                                  # times are epoch seconds
     interval_used: bool = False                            # a file without times took the interval given
+    merged: list[dict] = field(default_factory=list)       # {"device", "files", "kept", "start", "end"}
+    sizes: dict[str, int] = field(default_factory=dict)    # device -> bytes, where the input tells
 
     def devices(self) -> list[str]:
         seen: dict[str, None] = {}

@@ -4,7 +4,8 @@ The first row holds ``"(PDH-CSV 4.0) (<time zone>)(<bias>)"`` and one counter pa
 column, ``"\\\\HOST\\PhysicalDisk(0 C:)\\Disk Reads/sec"``; every later row a time and the
 values, all quoted. A missing value is an empty or blank string (relog writes one for
 rate counters in the first row). Values and dates follow the machine's regional format:
-``1234,5`` with a comma decimal and ``24.11.2026`` or ``24/11/2026`` dates are read too.
+``1234,5`` with a comma decimal, grouped thousands (``1.234,5``, ``1,234.5``, ``1 234,5``,
+``1'234.5``) and ``24.11.2026`` or ``24/11/2026`` dates are read too.
 Counter names must be the English ones (a log recorded on an English-language Windows,
 whatever its regional format). PhysicalDisk is preferred to LogicalDisk when both are
 present; ``_Total`` is used only when it is a host's only instance. A log of several hosts
@@ -37,12 +38,50 @@ def is_perfmon(text: str) -> bool:
     return text.lstrip().startswith('"(PDH-CSV 4.0)')
 
 
-def _value(cell: str, file: str, line: int, what: str) -> float | None:
+#: characters that only ever group digits (never a decimal mark): space, no-break space
+#: (fr-FR), narrow no-break space, apostrophe (de-CH)
+_GROUPING = str.maketrans("", "", " \u00a0\u202f'\u2019")
+
+
+def number_format(cells: list[tuple[int, str]], file: str) -> tuple[str, str]:
+    """(decimal mark, grouping mark) of a log's values, from all of them: a locale writes
+    ``1234.5``, ``1234,5``, ``1,234.5``, ``1.234,5``, ``1 234,5`` or ``1'234.5``. Refused
+    when every value could be read either way (``1,234``: a thousand and more, or one and a
+    bit)."""
+    decimal: str | None = None
+    for n, raw in cells:
+        c = raw.translate(_GROUPING)
+        marks = [ch for ch in c if ch in ".,"]
+        if not marks:
+            continue
+        if len(set(marks)) == 2:
+            mark = marks[-1]                  # 1.234,5 or 1,234.5: the last mark is the decimal one
+        elif len(marks) > 1:
+            mark = "," if marks[0] == "." else "."   # 1.234.567: a grouping mark, used twice
+        elif len(c) - c.index(marks[0]) - 1 != 3:
+            mark = marks[0]                   # 0,25 or 12.000000: not a group of three digits
+        else:
+            continue                          # 1,234: either way
+        if decimal is not None and mark != decimal:
+            raise bad(file, n, f"{raw.strip()!r} has {mark!r} as its decimal mark, an earlier value "
+                      f"{decimal!r}: not one regional format")
+        decimal = decimal or mark
+    if decimal is None:
+        ambiguous = next(((n, c) for n, c in cells if any(ch in c for ch in ".,")), None)
+        if ambiguous is None:
+            return ".", ","
+        raise bad(file, ambiguous[0], f"cannot tell whether {ambiguous[1].strip()!r} has a decimal mark or a "
+                  "thousands separator (every value has three digits after it): export the log again with "
+                  "typeperf or relog, which write the decimals")
+    return decimal, "," if decimal == "." else "."
+
+
+def _value(cell: str, fmt: tuple[str, str], file: str, line: int, what: str) -> float | None:
     c = cell.strip()
     if not c:
         return None
-    if "," in c and "." not in c:
-        c = c.replace(",", ".")
+    decimal, group = fmt
+    c = c.translate(_GROUPING).replace(group, "").replace(decimal, ".")
     return number(c, file, line, what)
 
 
@@ -114,6 +153,7 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
         if len(r) != len(head):
             raise bad(file, n, f"expected {len(head)} fields as the header has, found {len(r)} (a truncated file?)")
     times = _dates([(n, r[0]) for n, r in body], file)
+    fmt = number_format([(n, r[i]) for n, r in body for i in columns if r[i].strip()], file)
     diffs = sorted(b - a for a, b in zip(times, times[1:]))
     step = diffs[len(diffs) // 2] if diffs else (interval or 1.0)
     trace.interval_used |= not diffs and interval is not None
@@ -121,7 +161,7 @@ def read_perfmon(text: str, file: str, trace: Trace, interval: float | None) -> 
     for (n, r), t in zip(body, times):
         per: dict[str, dict[str, float | None]] = {dev: {} for dev in instances}
         for i, (dev, key) in columns.items():
-            per[dev][key] = _value(r[i], file, n, head[i].rsplit("\\", 1)[-1])
+            per[dev][key] = _value(r[i], fmt, file, n, head[i].rsplit("\\", 1)[-1])
         for dev, v in per.items():
             if any(v.get(k) is None for k in need):
                 continue                        # relog's blank first row of rate counters

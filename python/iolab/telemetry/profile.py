@@ -177,7 +177,7 @@ class Profile:
         steps = sorted(s.interval for s in self.series)
         return {
             "source": {"files": self.trace.sources, "percentile": self.percentile, "comfort": self.comfort,
-                       "devices": self.devices, "notes": self.notes},
+                       "devices": self.devices, "notes": self.notes, "merged": self.trace.merged},
             "samples": len(self.series),
             "interval": steps[len(steps) // 2] if steps else None,
             "devices": [{"name": n, **d} for n, d in self.per_device.items()],
@@ -219,6 +219,13 @@ def profile(trace: Trace, *, percentile: float = DEFAULT_PERCENTILE, comfort: fl
     iops_p = combined["total"]["iops"][key]
     bw_p = combined["total"]["bandwidth"][key]
     req = requirements_doc(combined, percentile, comfort)
+    sizes = [trace.sizes.get(n) for n in used]
+    if used and all(sizes):
+        req["require"]["capacity"] = sum(sizes)  # type: ignore[arg-type]
+    else:
+        notes.append("the telemetry does not say how large the devices are: the requirements have no capacity, "
+                     "and a plan would size storage for the load alone; add `capacity:` under require: (the "
+                     "data's size)")
     if combined["read_fraction"] is None and combined["total"]["bandwidth"]["max"] > 0:
         notes.append("the telemetry gives bandwidth but no IO rates (a fio NAME_bw log without its NAME_iops "
                      "log?): the requirement is the bandwidth, the mix the share of bytes read, and the block "
@@ -286,7 +293,10 @@ def requirements_yaml(p: Profile, command: str) -> str:
     lines.append("  - {" + ", ".join(f"{k}: {v}" for k, v in job.items()) + "}")
     lines.append("require:")
     for k, v in r["require"].items():
-        lines.append(f"  {k}: {_rate(v) if k == 'bandwidth' else v}")
+        lines.append(f"  {k}: {_rate(v) if k == 'bandwidth' else v}"
+                     + (f"  # {format_size(v)}: the size of {', '.join(p.devices)}" if k == "capacity" else ""))
+    if "capacity" not in r["require"]:
+        lines.append("  # capacity: the telemetry does not say how large the devices are: give the data's size here")
     if "search" in r:
         lines.append("# The telemetry is of NFS mounts: plan file shares served over NFS.")
         lines.append("search: {kind: share, protocols: [" + ", ".join(r["search"]["protocols"]) + "]}")

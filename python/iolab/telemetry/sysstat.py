@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from .model import Sample, Trace, bad, number, parse_time
 
-__all__ = ["read_iostat", "read_iostat_json", "read_sar", "read_sadf_csv", "read_sadf_json", "is_iostat",
-           "is_sar", "is_sadf_csv", "sysstat_json_kind"]
+__all__ = ["read_iostat", "read_iostat_json", "read_sar", "read_sadf_csv", "read_sadf_p", "read_sadf_json",
+           "is_iostat", "is_sar", "is_sadf_csv", "is_sadf_p", "sysstat_json_kind", "reading", "host_of"]
 
 _BYTES = (("kB", 1024.0), ("MB", 1048576.0), ("sec", 512.0), ("_sec", 512.0))
 
@@ -41,6 +41,34 @@ def _bytes(get: Callable[[str], float | None], d: str) -> float | None:
     return None
 
 
+#: the unit letters of sysstat's human-readable values (``-h``, ``--human``): powers of 1,024 bytes
+_HUMAN = {"B": 1.0, "k": 1024.0, "M": 1024.0**2, "G": 1024.0**3, "T": 1024.0**4, "P": 1024.0**5, "E": 1024.0**6}
+_HUMAN_VALUE = re.compile(r"^(\d+(?:[.,]\d+)?)([BkMGTPE])$")
+
+
+def reading(text: str, key: str, file: str, line: int) -> float:
+    """One sysstat field as every version and option prints it: ``12.00``, a locale's decimal
+    comma (``12,00``), a percentage (``1.8%``), a human-readable size (``--human``: ``10.2M``
+    in a kB/s column is 10.2 MiB/s, written back in the column's unit)."""
+    t = text.strip()
+    if t.endswith("%"):
+        t = t[:-1]
+    m = _HUMAN_VALUE.match(t)
+    if m:
+        v = number(m.group(1).replace(",", "."), file, line, key) * _HUMAN[m.group(2)]
+        unit = 1024.0 if "kB" in key else 1048576.0 if "MB" in key else 512.0 if "sec" in key else 1.0
+        return v / unit
+    if "," in t and "." not in t:
+        t = t.replace(",", ".")
+    return number(t, file, line, key)
+
+
+def host_of(text: str) -> str | None:
+    """The host name of iostat's and sar's first line (``Linux 6.1.0 (db01) 11/27/26 ...``)."""
+    m = re.match(r"^\s*Linux \S+ \(([^)]+)\)", text[:400])
+    return m.group(1) if m else None
+
+
 def _ms(v: float | None) -> float | None:
     return None if v is None else v / 1000.0
 
@@ -49,6 +77,9 @@ def sample_from(get: Callable[[str], float | None], *, device: str, time: float,
                 file: str, line: int) -> Sample:
     """A sample from sysstat's named fields (any version, text or JSON)."""
     rb, wb = _bytes(get, "r"), _bytes(get, "w")
+    if (rb is None or wb is None) and get("kB/s") is not None:
+        raise bad(file, line, "iostat -s (short) adds reads and writes together (tps, kB/s): record without -s "
+                  "to get them apart")
     if rb is None or wb is None:
         raise bad(file, line, "no read/write throughput column (rkB/s, rMB/s, rsec/s or rd_sec/s)")
     r, w = get("r/s"), get("w/s")
@@ -82,12 +113,17 @@ def is_iostat(lines: list[str]) -> bool:
 
 
 def read_iostat(text: str, file: str, trace: Trace, interval: float | None) -> list[Sample]:
-    """``iostat -x [-t] [-k|-m] [interval [count]]`` text, any sysstat layout."""
+    """``iostat -x [-t] [-k|-m] [-p] [-h|--human|--pretty] [interval [count]]`` text, any
+    sysstat layout: one table per report, or (``--pretty``, ``-h``) one table per direction
+    with the device name last, read together as one report."""
     lines = text.splitlines()
-    reports: list[tuple[float | None, list[tuple[int, str, dict[str, str]]]]] = []
+    reports: list[tuple[float | None, dict[str, tuple[int, dict[str, str]]]]] = []
     stamp: float | None = None
     cols: list[str] | None = None
+    seen: set[str] = set()                 # the columns of the current report so far
+    fresh = True                           # the next table starts a report
     name_last = False
+    pending: tuple[int, str] | None = None
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip()
         if not line.strip():
@@ -97,30 +133,42 @@ def read_iostat(text: str, file: str, trace: Trace, interval: float | None) -> l
             continue
         t = parse_time(line)
         if t is not None:
-            stamp = t
+            stamp, fresh, cols = t, True, None
             continue
         if line.startswith("avg-cpu:"):
-            cols = None
+            fresh, cols = True, None
             continue
         words = line.split()
         if words[0].rstrip(":") == "Device" or words[-1] == "Device":
-            if "tps" in words and "r/s" not in words and "r_await" not in words and "await" not in words:
+            if "tps" in words and "r/s" not in words and "w/s" not in words and "await" not in words \
+                    and "r_await" not in words:
                 raise bad(file, n, "iostat without -x: run `iostat -x` (extended statistics) to get "
                           "reads, writes and latency")
             name_last = words[-1] == "Device"
             cols = [w for w in words if w.rstrip(":") != "Device"]
-            reports.append((stamp, []))
+            if fresh or seen & set(cols):
+                reports.append((stamp, {}))
+                seen = set()
+            seen |= set(cols)
+            fresh = False
             continue
         if cols is None:
-            if re.match(r"^\s*[\d.]+(\s+[\d.]+)+\s*$", line):
+            if re.match(r"^\s*[\d.,%]+(\s+[\d.,%]+)+\s*$", line):
                 continue                       # the avg-cpu figures
             raise bad(file, n, f"unexpected line in iostat output: {line.strip()[:60]!r}")
-        if len(words) != len(cols) + 1:
+        if len(words) == 1 and not name_last and pending is None:
+            pending = (n, words[0])              # sysstat < 11.5.7 -h: the name alone, its figures below
+            continue
+        if pending is not None and len(words) == len(cols):
+            (n, name), values, pending = pending, words, None
+        elif len(words) != len(cols) + 1:
             raise bad(file, n, f"expected {len(cols) + 1} fields as the header says, found {len(words)} "
                       "(a truncated or edited file?)")
-        name = words[-1] if name_last else words[0]
-        values = words[:-1] if name_last else words[1:]
-        reports[-1][1].append((n, name, dict(zip(cols, values))))
+        else:
+            name = words[-1] if name_last else words[0]
+            values = words[:-1] if name_last else words[1:]
+        first, vals = reports[-1][1].setdefault(name, (n, {}))
+        vals.update(zip(cols, values))
     if not reports:
         raise bad(file, None, "no iostat device report found")
     times = [t for t, _ in reports]
@@ -132,9 +180,9 @@ def read_iostat(text: str, file: str, trace: Trace, interval: float | None) -> l
     out = []
     for i, (t, rows) in enumerate(reports):
         when = t if absolute and t is not None else (i + 1) * step
-        for n, name, vals in rows:
+        for name, (n, vals) in rows.items():
             def get(key: str, vals=vals, n=n) -> float | None:
-                return number(vals[key], file, n, key) if key in vals else None
+                return reading(vals[key], key, file, n) if key in vals else None
             out.append(sample_from(get, device=name, time=when, interval=step, file=file, line=n))
     trace.absolute = trace.absolute and absolute
     return out
@@ -156,11 +204,16 @@ def _step(times: list[float | None], interval: float | None, file: str, trace: T
 
 # -- sar -d text ------------------------------------------------------------------------------
 
-_SAR_TIME = re.compile(r"^(\d{2}:\d{2}:\d{2}(?:\s+[AP]M)?)\s+(\S+)\s+(.*)$")
+_SAR_TIME = re.compile(r"^(\d{2}:\d{2}:\d{2}(?:\s+[AP]M)?)\s+(.*)$")
+_SAR_HEADER = re.compile(r"^\d{2}:\d{2}:\d{2}(\s+[AP]M)?\s+(DEV\s+tps\s.*|tps\s.*\sDEV)\s*$")
+
+
+#: the summary line, as each locale names it: ``Average:``, ``Durchschn.:``, ``Moyenne :`` ...
+_SAR_SUMMARY = re.compile(r"^[^\W\d][\w.]*\s?:\s")
 
 
 def is_sar(lines: list[str]) -> bool:
-    return any(re.match(r"^\d{2}:\d{2}:\d{2}(\s+[AP]M)?\s+DEV\s+tps\s", l) for l in lines[:2000])
+    return any(_SAR_HEADER.match(l) for l in lines[:2000])
 
 
 def read_sar(text: str, file: str, trace: Trace, interval: float | None) -> list[Sample]:
@@ -168,13 +221,14 @@ def read_sar(text: str, file: str, trace: Trace, interval: float | None) -> list
     lines = text.splitlines()
     day = None
     if lines and lines[0].startswith("Linux "):
-        m = re.search(r"\s(\d{2}/\d{2}/\d{2,4}|\d{4}-\d{2}-\d{2})\s", lines[0] + " ")
+        m = re.search(r"\s(\d{2}/\d{2}/\d{2,4}|\d{2}\.\d{2}\.\d{4}|\d{4}-\d{2}-\d{2})\s", lines[0] + " ")
         day = m.group(1) if m else None
     cols: list[str] | None = None
+    name_last = False
     rows: list[tuple[int, str, str, dict[str, str]]] = []
     for n, raw in enumerate(lines, 1):
         line = raw.rstrip()
-        if not line.strip() or line.startswith("Linux ") or line.startswith("Average:") or "RESTART" in line:
+        if not line.strip() or line.startswith("Linux ") or _SAR_SUMMARY.match(line) or "RESTART" in line:
             if not line.strip():
                 cols = None
             continue
@@ -183,16 +237,18 @@ def read_sar(text: str, file: str, trace: Trace, interval: float | None) -> list
             if cols is not None:
                 raise bad(file, n, f"unexpected line in sar output: {line.strip()[:60]!r}")
             continue
-        clock, dev, rest = m.groups()
-        if dev == "DEV":
-            cols = rest.split()
+        clock, rest = m.groups()
+        words = rest.split()
+        if _SAR_HEADER.match(line):              # DEV first (sysstat <= 12.5, or without -p), or last
+            name_last = words[-1] == "DEV"
+            cols = [w for w in words if w != "DEV"]
             continue
         if cols is None:
             continue                            # another activity (CPU, memory ...)
-        vals = rest.split()
-        if len(vals) != len(cols):
+        if len(words) != len(cols) + 1:
             raise bad(file, n, f"expected {len(cols) + 1} fields after the time as the header says, found "
-                      f"{len(vals) + 1} (a truncated or edited file?)")
+                      f"{len(words)} (a truncated or edited file?)")
+        dev, vals = (words[-1], words[:-1]) if name_last else (words[0], words[1:])
         rows.append((n, clock, dev, dict(zip(cols, vals))))
     if not rows:
         raise bad(file, None, "no sar -d device rows found")
@@ -214,7 +270,7 @@ def read_sar(text: str, file: str, trace: Trace, interval: float | None) -> list
     out = []
     for n, c, dev, vals in rows:
         def get(key: str, vals=vals, n=n) -> float | None:
-            return number(vals[key], file, n, key) if key in vals else None
+            return reading(vals[key], key, file, n) if key in vals else None
         when = secs[c] - zero + (base if base is not None else 0.0)
         out.append(sample_from(get, device=dev, time=when, interval=step, file=file, line=n))
     trace.absolute = trace.absolute and base is not None
@@ -231,9 +287,17 @@ def _24h(clock: str) -> str:
 
 
 def _iso_day(day: str) -> str:
+    """sar's date as its locale prints it: ``2026-11-27``, ``11/27/26`` (C), ``11/27/2026``
+    (en_US), ``27/11/2026`` (fr_FR, en_GB: day first when the first number is past 12),
+    ``27.11.2026`` (de_DE)."""
     if "-" in day:
         return day
-    m, d, y = day.split("/")
+    if "." in day:
+        d, m, y = day.split(".")
+    else:
+        m, d, y = day.split("/")
+        if int(m) > 12:
+            m, d = d, m
     return f"{int(y) + 2000 if len(y) == 2 else int(y):04d}-{int(m):02d}-{int(d):02d}"
 
 
@@ -244,15 +308,18 @@ def is_sadf_csv(lines: list[str]) -> bool:
 
 
 def read_sadf_csv(text: str, file: str, trace: Trace, interval: float | None) -> list[Sample]:
-    """``sadf -d -- -d``: ``hostname;interval;timestamp;DEV;tps;...`` rows."""
+    """``sadf -d -- -d``: ``hostname;interval;timestamp;DEV;tps;...`` rows; with ``-h`` every
+    device of one time on one row (the header ends in ``[...]``: ``DEV;tps;...`` repeats)."""
     cols: list[str] | None = None
+    repeat = False
     out = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line:
             continue
         if line.startswith("#"):
-            head = line.lstrip("# ").split(";")
+            repeat = line.endswith("[...]")
+            head = line.lstrip("# ").removesuffix("[...]").split(";")
             cols = head if "DEV" in head and "tps" in head else None
             continue
         if cols is None:
@@ -260,21 +327,75 @@ def read_sadf_csv(text: str, file: str, trace: Trace, interval: float | None) ->
         vals = line.split(";")
         if len(vals) == 4 and "RESTART" in vals[3]:
             continue
-        if len(vals) != len(cols):
+        fixed, group = cols[:cols.index("DEV")], cols[cols.index("DEV"):]
+        extra = len(vals) - len(fixed)
+        if len(vals) != len(cols) and not (repeat and extra > 0 and extra % len(group) == 0):
             raise bad(file, n, f"expected {len(cols)} ';'-separated fields as the header says, found {len(vals)} "
                       "(a truncated or edited file?)")
-        row = dict(zip(cols, vals))
-        t = parse_time(row["timestamp"])
+        head = dict(zip(fixed, vals))
+        t = parse_time(head["timestamp"])
         if t is None:
-            raise bad(file, n, f"timestamp: cannot read {row['timestamp']!r}")
-        step = number(row["interval"], file, n, "interval")
+            raise bad(file, n, f"timestamp: cannot read {head['timestamp']!r}")
+        step = number(head["interval"], file, n, "interval")
+        trace.interval_used |= not step and interval is not None
+        for at in range(len(fixed), len(vals), len(group)):
+            row = dict(zip(group, vals[at:at + len(group)]))
+
+            def get(key: str, row=row, n=n) -> float | None:
+                return reading(row[key], key, file, n) if key in row else None
+            out.append(sample_from(get, device=row["DEV"], time=t, interval=step or (interval or 1.0), file=file,
+                                   line=n))
+    if not out:
+        raise bad(file, None, "no sadf -d disk rows found (make them with `sadf -d FILE -- -d`)")
+    trace.notes.append(f"{file}: sar -d gives tps only: reads and writes share it in proportion to their bytes")
+    return out
+
+
+# -- sadf -p (one field per line) ------------------------------------------------------------
+
+def _sadf_p_fields(line: str) -> list[str] | None:
+    f = line.split("\t")
+    return f if len(f) == 6 else None
+
+
+def is_sadf_p(lines: list[str]) -> bool:
+    """``sadf -p``: ``host<TAB>interval<TAB>timestamp<TAB>device<TAB>field<TAB>value`` lines,
+    with disk fields among them."""
+    return any((f := _sadf_p_fields(l)) is not None and f[4] == "tps" and f[3] not in ("-", "all")
+               for l in lines[:2000])
+
+
+def read_sadf_p(text: str, file: str, trace: Trace, interval: float | None) -> list[Sample]:
+    """``sadf -p FILE -- -d``: one line per device, time and field; the fields of one device
+    and time make one sample. Other activities' lines (no ``tps`` among a device's fields)
+    are passed over."""
+    groups: dict[tuple[str, str], tuple[int, str, dict[str, str]]] = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        f = _sadf_p_fields(raw.rstrip("\r\n"))
+        if f is None:
+            if "RESTART" in raw:
+                continue
+            raise bad(file, n, "expected 6 tab-separated fields (host, interval, timestamp, device, field, value) "
+                      "as sadf -p writes them (a truncated or edited file?)")
+        _, step, stamp, dev, key, value = f
+        groups.setdefault((stamp, dev), (n, step, {}))[2][key] = value
+    out = []
+    for (stamp, dev), (n, step_text, row) in groups.items():
+        if "tps" not in row:
+            continue
+        t = parse_time(stamp)
+        if t is None:
+            raise bad(file, n, f"timestamp: cannot read {stamp!r}")
+        step = number(step_text, file, n, "interval")
         trace.interval_used |= not step and interval is not None
 
         def get(key: str, row=row, n=n) -> float | None:
-            return number(row[key], file, n, key) if key in row else None
-        out.append(sample_from(get, device=row["DEV"], time=t, interval=step or (interval or 1.0), file=file, line=n))
+            return reading(row[key], key, file, n) if key in row else None
+        out.append(sample_from(get, device=dev, time=t, interval=step or (interval or 1.0), file=file, line=n))
     if not out:
-        raise bad(file, None, "no sadf -d disk rows found (make them with `sadf -d FILE -- -d`)")
+        raise bad(file, None, "no sadf -p disk lines found (make them with `sadf -p FILE -- -d`)")
     trace.notes.append(f"{file}: sar -d gives tps only: reads and writes share it in proportion to their bytes")
     return out
 
@@ -360,8 +481,18 @@ def _json_sample(d: dict, name: str, t: float, step: float, file: str, line: int
     return sample_from(get, device=name, time=t, interval=step, file=file, line=line)
 
 
+#: sysstat 10.x's ``sadf -j`` leaves out the comma after ``"file-date"``
+_SADF_10_COMMA = re.compile(r'("file-date": "[^"\n]*")(\s*\n\s*")')
+
+
 def load_json(text: str, file: str) -> object:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
+        mended = _SADF_10_COMMA.sub(r"\1,\2", text, count=1)
+        if mended != text:
+            try:
+                return json.loads(mended)
+            except json.JSONDecodeError:
+                pass
         raise bad(file, e.lineno, f"not valid JSON ({e.msg}): a truncated file?") from None
