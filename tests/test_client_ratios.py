@@ -139,12 +139,15 @@ def test_anf_smb_random_io_gains_nothing_beyond_4_connections(iolab, tmp_path, b
         assert more == pytest.approx(four, rel=0.05)
 
 
-def test_anf_smb_sequential_writes_stay_at_the_vms_egress(iolab, tmp_path):
-    """64 KiB sequential writes from 4 channels on are held by the D32ds_v4's 16,000 Mbit/s."""
+def test_anf_smb_sequential_writes_stay_flat(iolab, tmp_path):
+    """64 KiB sequential writes from 4 channels on stay flat: on the D32ds_v4 (16,000 Mbit/s =
+    2,000 MB/s out) the regular volume's back end, 1,600 MiB/s of writes (the Linux benchmarks'
+    scale-out figure), holds them first; on the 2020 test's D16 (8,000 Mbit/s) the egress
+    (tests/published/anf-smb.yaml)."""
     for n in (4, 8, 16):
         doc = predict(iolab, tmp_path, "anf-smb.yaml", n, rw="write")
-        assert doc["bandwidth"] == pytest.approx(16000e6 / 8, rel=0.02)
-        assert doc["bottleneck"]["kind"] == "network"
+        assert doc["bandwidth"] == pytest.approx(1600 * MiB, rel=0.02)
+        assert doc["bottleneck"]["kind"] == "service"
 
 
 # ---- the simulator takes the same compiled network

@@ -44,13 +44,13 @@ def test_clients_share_the_service(iolab, tmp_path):
 
 
 def test_smb_encryption_costs_the_service_its_share(iolab, tmp_path):
-    """SMB encryption lowers the service's throughput by the catalog's 15 %."""
+    """SMB encryption lowers the service's throughput by the catalog's 12.5 % (published: 10-15 %)."""
     base = ("volumes:\n  s: {service: anf, level: ultra, size: 4TiB, protocol: smb3, nconnect: 4%s}\n"
             "jobs:\n  - {rw: read, bs: 1m, iodepth: 16, ioengine: libaio}\n")
     plain = predict(iolab, tmp_path, base % "")
     encrypted = predict(iolab, tmp_path, base % ", encryption: true")
     assert plain["bandwidth"] == pytest.approx(512 * MiB, rel=0.01)
-    assert encrypted["bandwidth"] == pytest.approx(0.85 * 512 * MiB, rel=0.01)
+    assert encrypted["bandwidth"] == pytest.approx(0.875 * 512 * MiB, rel=0.01)
     assert any("encryption" in n for n in encrypted["notes"])
 
 

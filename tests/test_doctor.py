@@ -55,9 +55,9 @@ def test_findings_for_anf_with_predicted_gains(iolab):
     nc = f[("nfs-nconnect", "/mnt/logs")]
     assert (nc["severity"], nc["now"], nc["recommended"]) == ("fix", 1, 8)
     assert "nconnect=8" in nc["how"] and "performance-linux-mount-options.md" in nc["source"]
-    # default workload, 64 KiB reads: one connection carries 875 MiB/s -> 14,000 IOPS; with 8 the
-    # ANF Ultra 16 TiB volume's 128 MiB/s per TiB = 2,048 MiB/s binds -> 32,768 IOPS
-    assert nc["predicted"]["before"]["iops"] == pytest.approx(14000, rel=1e-3)
+    # default workload, 64 KiB reads: one NFS connection carries 1.3 GB/s -> 19,836 IOPS; with 8
+    # the ANF Ultra 16 TiB volume's 128 MiB/s per TiB = 2,048 MiB/s binds -> 32,768 IOPS
+    assert nc["predicted"]["before"]["iops"] == pytest.approx(1.3e9 / 65536, rel=1e-3)
     assert nc["predicted"]["after"]["iops"] == pytest.approx(32768, rel=1e-3)
     assert nc["predicted"]["before"]["bottleneck"]["kind"] == "connection"
     ss = f[("nfs-session-slots", "/mnt/oradata")]
@@ -101,9 +101,10 @@ def test_scenario_drives_the_prediction(iolab):
     nc = f[("nfs-nconnect", "/mnt/logs")]
     assert nc["severity"] == "fix"                                        # the scenario says anf
     assert nc["predicted"]["workload"].endswith("oracle-anf-knfs.yaml")
-    # one connection carries max(1 / 93,600 requests/s, 8 KiB / 875 MiB/s) per IO: 93,600 IOPS
-    # (its bytes alone would allow 112,000); 8 connections: the volume's 2,048 MiB/s -> 262,144
-    assert nc["predicted"]["before"]["iops"] == pytest.approx(93600, rel=1e-3)
+    # one connection to Azure NetApp Files carries max(1 / 66,850 requests/s, 8 KiB / 1.3 GB/s)
+    # per IO: 66,850 IOPS (its bytes alone would allow 158,700); 8 connections: the volume's
+    # 2,048 MiB/s -> 262,144
+    assert nc["predicted"]["before"]["iops"] == pytest.approx(66850, rel=1e-3)
     assert nc["predicted"]["after"]["iops"] == pytest.approx(262144, rel=1e-3)
     assert f[("smb-multichannel", "/mnt/smb")]["predicted"] is None       # the scenario has no SMB volume
     assert f[("nfs-session-slots", "/mnt/oradata")]["predicted"] is None  # its volume is NFSv3

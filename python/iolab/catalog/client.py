@@ -25,6 +25,9 @@ class ClientFigures(Sourced):
       to this service carries. They cap the connection only: the client's cores still spend
       the protocol's ``1 / connection_iops`` per IO and ``1 / connection_bandwidth`` per byte,
       since the client's stack is the same whatever the server.
+    - ``connection_write_iops`` (ops/s): the most write requests one connection to this service
+      carries, where writes cost it more than reads (a second cap that only writes visit; the
+      connection's own cap still bounds reads and writes together).
     - ``client_iops`` (ops/s), ``client_bandwidth`` (bytes/s): the most all of one client's
       connections to one share carry together, however many it opens.
     - ``rss_cores``: the cores the protocol stack may use on this service's clients, in place
@@ -34,6 +37,7 @@ class ClientFigures(Sourced):
     source: str = Field("a catalog file", min_length=1)
     connection_iops: PositiveOps | None = None
     connection_bandwidth: PositiveRate | None = None
+    connection_write_iops: PositiveOps | None = None
     client_iops: PositiveOps | None = None
     client_bandwidth: PositiveRate | None = None
     rss_cores: PositiveInt | None = None
@@ -45,7 +49,8 @@ class ClientPath:
     ``connection_bytes`` bytes/s, 0 for none), all its connections' cap together (``client_ops``,
     ``client_bytes``, None for none), the cores the stack may use (``rss_cores``, None for all)
     and, where the protocol spreads each connection's bytes over the NIC's receive queues, how
-    many queues there are (``rss_queues``)."""
+    many queues there are (``rss_queues``); the write requests one connection carries where
+    writes cost it more (``connection_write_ops``, None for no such cap)."""
 
     connection_ops: float
     connection_bytes: float
@@ -53,6 +58,7 @@ class ClientPath:
     client_bytes: float | None
     rss_cores: int | None
     rss_queues: int | None
+    connection_write_ops: float | None = None
 
 
 def client_path(proto: Protocol, figures: ClientFigures | None, connection_bytes: float) -> ClientPath:
@@ -65,7 +71,7 @@ def client_path(proto: Protocol, figures: ClientFigures | None, connection_bytes
         ops = min(ops, f.connection_iops) if ops else f.connection_iops
     nbytes = min(connection_bytes, f.connection_bandwidth) if f.connection_bandwidth else connection_bytes
     return ClientPath(ops, nbytes, f.client_iops, f.client_bandwidth, f.rss_cores or proto.rss_cores,
-                      proto.rss_queues)
+                      proto.rss_queues, f.connection_write_iops)
 
 
 def rss_queues_used(queues: int, connections: int) -> float:

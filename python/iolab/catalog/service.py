@@ -13,7 +13,26 @@ from ..units import GiB, MiB, TiB, format_rate, format_size
 from .client import ClientFigures
 from .row import CloudRow, Sourced
 
-__all__ = ["ServiceLevel", "LoadLatency"]
+__all__ = ["ServiceLevel", "LoadLatency", "Ceilings"]
+
+
+class Ceilings(Sourced):
+    """What one volume's back end serves at most whatever its quota (docs/model.md, "A volume's
+    back end"): ``read_iops`` reads/s, ``write_iops`` writes/s, ``read_bandwidth`` and
+    ``write_bandwidth`` bytes/s (each optional). The back end is one resource that reads and
+    writes share: a read costs it ``max(1 / read_iops, bytes / read_bandwidth)``, a write
+    ``max(1 / write_iops, bytes / write_bandwidth)``, so a mix gets the harmonic mean of the two."""
+
+    read_iops: PositiveOps | None = None
+    write_iops: PositiveOps | None = None
+    read_bandwidth: PositiveRate | None = None
+    write_bandwidth: PositiveRate | None = None
+
+    def cost(self, direction: str, nbytes: float) -> float:
+        """Seconds of the back end that one IO of ``nbytes`` in ``direction`` takes (0 for none)."""
+        ops, rate = ((self.read_iops, self.read_bandwidth) if direction == "read"
+                     else (self.write_iops, self.write_bandwidth))
+        return max(1.0 / ops if ops else 0.0, nbytes / rate if rate else 0.0)
 
 
 class LoadLatency(Sourced):
@@ -67,6 +86,8 @@ class ServiceLevel(CloudRow):
     client may open to a share of this level (Azure Files: 4), where it is below the protocol's
     ``max_nconnect``. ``latency`` (seconds) is the unloaded service latency;
     ``load_latency`` how it rises as the volume nears its quota (:class:`LoadLatency`).
+    ``ceilings`` (``large_ceilings`` for a large volume): what the volume's back end serves at
+    most whatever its quota (:class:`Ceilings`).
     ``clients``: per protocol (``nfs4.1``, ``smb3``...), what this service does to one
     client's connections where it differs from the protocol's figures
     (:class:`~iolab.catalog.client.ClientFigures`).
@@ -107,6 +128,8 @@ class ServiceLevel(CloudRow):
     max_smb_channels: PositiveInt | None = None
     latency: PositiveDuration
     load_latency: LoadLatency | None = None
+    ceilings: Ceilings | None = None
+    large_ceilings: Ceilings | None = None
     clients: dict[Literal["nfs3", "nfs4.1", "dnfs", "smb3"], ClientFigures] = Field(default_factory=dict)
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_mibps_month: NonNegativeFloat | None = None
@@ -138,6 +161,10 @@ class ServiceLevel(CloudRow):
         if not low <= size <= high:
             raise RuleViolation(f"{self.id} {what} size {format_size(low)} to {format_size(high)}",
                                 f"size {format_size(size)} is out of range")
+
+    def back_end(self, *, large: bool = False) -> Ceilings | None:
+        """The back-end ceilings of a (large) volume of this level, or None."""
+        return self.large_ceilings if large else self.ceilings
 
     def ceiling(self, *, large: bool = False) -> float:
         """The most throughput (bytes/s) one volume can have (large: a large volume's)."""

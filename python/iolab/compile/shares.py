@@ -15,6 +15,9 @@ NFSv3, NFSv4.1 or SMB 3.
 - NFSv3: each connection has its own slots (128 server contexts), and a storage endpoint takes
   at most ``endpoint_slots`` from all clients together. NFSv4.1: one session per client whose
   slots (client default 64) do not grow with nconnect.
+- The volume's back end: where the level states ceilings (reads/s, writes/s, write bandwidth:
+  Azure NetApp Files' scale-out benchmarks, regular and large volumes apart), one resource that
+  reads and writes share, each IO costing it its direction's ``max(1 / ops, bytes / bandwidth)``.
 - SMB encryption also lowers the service's throughput by the published fraction.
 - Writes leave the client VM and count against its network egress cap; reads count against
   what it can receive.
@@ -26,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from ..network import Burst, Cap, Class, Delay, Fork, Hold, Load, LoadLaw, Step, Visit
 from ..catalog import Protocol
+from ..catalog.service import Ceilings
 from ..catalog.client import ClientPath, client_path, rss_queues_used
 from ..fio import FioJob
 from ..scenario import Scenario, ScenarioJob, ShareVolume
@@ -44,6 +48,8 @@ class Service:
     latency: float
     endpoint: str | None = None
     load: LoadLaw | None = None
+    back_end: str | None = None
+    ceilings: Ceilings | None = None
 
 
 def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
@@ -76,7 +82,20 @@ def service(b: Builder, s: Scenario, name: str, vol: ShareVolume) -> Service:
     law = level.load_latency
     load = (LoadLaw(cap, law.delay, law.onset, law.exponent, LOAD_WINDOW)
             if law is not None and law.delay > 0 else None)
-    return Service(cap, delay, vol.latency if vol.latency is not None else level.latency, endpoint, load)
+    ceilings = level.back_end(large=vol.large)
+    back_end = None
+    if ceilings is not None:
+        back_end = b.cap(f"{name}: the volume's back end ({_ceilings_text(ceilings)})", "service", Cap(None, 1e9))
+    return Service(cap, delay, vol.latency if vol.latency is not None else level.latency, endpoint, load,
+                   back_end, ceilings)
+
+
+def _ceilings_text(c: Ceilings) -> str:
+    parts = [f"{c.read_iops:,.0f} reads/s" if c.read_iops else "",
+             f"{format_rate(c.read_bandwidth, binary=True)} of reads" if c.read_bandwidth else "",
+             f"{c.write_iops:,.0f} writes/s" if c.write_iops else "",
+             f"{format_rate(c.write_bandwidth, binary=True)} of writes" if c.write_bandwidth else ""]
+    return ", ".join(p for p in parts if p)
 
 
 def connections(s: Scenario, name: str, vol: ShareVolume, proto: Protocol) -> int:
@@ -184,6 +203,8 @@ def describe(name: str, level: str, protocol: str, path: ClientPath, proto: Prot
         parts.append(f"one {word} carries at most {path.connection_ops:,.0f} requests/s")
     if path.connection_bytes < proto.connection_bandwidth:
         parts.append(f"one {word} carries at most {format_rate(path.connection_bytes, binary=True)}")
+    if path.connection_write_ops:
+        parts.append(f"one {word} carries at most {path.connection_write_ops:,.0f} write requests/s")
     if path.client_ops:
         parts.append(f"a client's {word}s carry {path.client_ops:,.0f} requests/s together")
     if path.client_bytes:
@@ -208,6 +229,8 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
         b.note(note)
     conns = [b.cap(f"{p}{name}: {word} #{i + 1}", "connection", Cap(path.connection_ops or None, path.connection_bytes))
              for i in range(count)]
+    writes = [b.cap(f"{p}{name}: {word} #{i + 1} writes", "connection", Cap(path.connection_write_ops, None))
+              for i in range(count)] if path.connection_write_ops else [None] * count
     together = None
     if path.client_ops or path.client_bytes:
         together = b.cap(f"{p}{name}: the client's {word}s together", "connection",
@@ -235,7 +258,10 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
         fio = read_ahead(b, name, vol, proto, sj.fio)
         job = b.job(fio, client, working_set(fio, vol.size))
         for direction, mix, nbytes in directions(fio):
-            tail: tuple[Step, ...] = (Visit(svc.cap, nbytes), Visit(svc.delay, nbytes))
+            tail: tuple[Step, ...] = (Visit(svc.cap, nbytes),)
+            if svc.back_end and svc.ceilings:
+                tail += (work(svc.back_end, svc.ceilings.cost(direction, nbytes)),)
+            tail += (Visit(svc.delay, nbytes),)
             if svc.load is not None:
                 tail += (Load(svc.delay, nbytes, svc.load),)
             link = vm.network if direction == "write" else vm.receive
@@ -251,14 +277,17 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
                                (work(cpu, per_io), work(queues, per_byte), both)) + client_side
             elif cpu:
                 client_side = (work(cpu, per_io + per_byte),) + client_side
+            def at(c: str, w: str | None) -> tuple[Step, ...]:
+                return (Visit(c, nbytes),) + ((Visit(w, nbytes),) if w and direction == "write" else ())
+
             if vol.protocol == "nfs4.1":
-                spread = Fork(tuple((Visit(c, nbytes),) for c in conns), 1, "round-robin")
+                spread = Fork(tuple(at(c, w) for c, w in zip(conns, writes)), 1, "round-robin")
                 inner: tuple[Step, ...] = (spread,) + tail
                 route = client_side + ((Hold(session, inner),) if session else inner)
             else:
                 branches = []
-                for c, sl in zip(conns, per_conn_slots):
-                    seg: tuple[Step, ...] = (Visit(c, nbytes),) + tail
+                for c, w, sl in zip(conns, writes, per_conn_slots):
+                    seg: tuple[Step, ...] = at(c, w) + tail
                     branches.append((Hold(sl, seg),) if sl else seg)
                 route = client_side + (Fork(tuple(branches), 1, "round-robin"),)
                 if svc.endpoint:

@@ -174,6 +174,13 @@ class _Family:
         self.q = np.array([s.share for s in st])
         self.b = np.array([float(s.bytes) for s in st])
         self.write = np.array([s.direction == "write" for s in st])
+        # the volume's back end (compile.shares): one resource every client's IOs share, in whole
+        # nanoseconds of work per IO as compiled; and a connection's cap on writes alone
+        ceilings = level.back_end(large=large)
+        self.back_end = np.array([max(1, round(ceilings.cost(s.direction, s.bytes) * 1e9)) / 1e9 for s in st]
+                                 if ceilings is not None else [0.0] * len(st))
+        self.conn_write = np.where(self.write, 1.0 / client.connection_write_ops, 0.0) \
+            if client.connection_write_ops else np.zeros(len(st))
         # one client core's time per IO on the protocol stack, in whole nanoseconds as compiled
         self.stack_ns = np.array([max(1, round(stack_seconds(proto, b) * 1e9)) for b in self.b], dtype=float)
         # SMB: per-IO work on the RSS cores, per-byte work on the receive queues the connections occupy,
@@ -227,21 +234,29 @@ class _Family:
             d_queue = np.where(queues > 0, self.byte_ns[None, :] / np.where(queues > 0, queues, 1.0) / 1e9, 0.0)
             d_all_cpu = np.where(split, self.stack_ns[None, :] / np.where(split, vcpus, 1.0) / 1e9, 0.0)
         u_one = lam * float(self.q @ d_conn) / c[:, 0]
+        d_w, d_be = self.conn_write, self.back_end                                # (streams,)
+        u_w = lam * float(self.q @ d_w) / c[:, 0]
+        u_be = self.wl.rate * float(self.q @ d_be)
         u_all = np.full(len(rows), lam * float(self.q @ d_all))
         u_net = lam * (self.q * d_net).sum(axis=1)
         u_recv = lam * (self.q * d_recv).sum(axis=1)
         u_cpu = lam * (self.q * d_cpu).sum(axis=1)
         u_queue = lam * (self.q * d_queue).sum(axis=1)
         u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
-        z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s)
+        z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s
+                       - d_w - d_be)
 
         load = self.law.delay(u_s) if self.law is not None else 0.0
-        inside = z + load + residence(d_conn[None, :], u_one[:, None], turns=c) + residence(d_s[None, :], u_s)
+        inside = (z + load + residence(d_conn[None, :], u_one[:, None], turns=c) + residence(d_s[None, :], u_s)
+                  + residence(d_w[None, :], u_w[:, None]) + residence(d_be[None, :], u_be))
+        # (a connection's write cap is not one the IOs take in turn: only a branch's first cap is,
+        # as analytic._turns reads the compiled fork)
         outside = (residence(d_net, u_net[:, None]) + residence(d_recv, u_recv[:, None])
                    + residence(d_cpu, u_cpu[:, None]) + residence(d_queue, u_queue[:, None])
                    + residence(d_all_cpu, u_all_cpu[:, None]) + residence(d_all[None, :], u_all[:, None]))
         latency = (self.q * (inside + outside)).sum(axis=1) / self.requests  # per request, as solve_open
-        util = {"service": np.full(len(rows), u_s), "connection": np.maximum(u_one, u_all), "network": u_net,
+        util = {"service": np.full(len(rows), max(u_s, u_be)), "connection": np.maximum(np.maximum(u_one, u_all), u_w),
+                "network": u_net,
                 "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
         occupancy = lam * (self.q * inside).sum(axis=1)
         if self.proto.id == "nfs3" and self.slots:
