@@ -12,14 +12,16 @@ from .defaults import Defaults
 from .disk import DiskSku, ProvisionedDisk
 from .protocol import Protocol
 from .row import Row
+from .scaled import ScaledDisk
 from .service import ServiceLevel
 from .vm import Vm
 
 __all__ = ["Catalog", "Entry", "SECTIONS"]
 
-Entry = Union[Vm, DiskSku, ProvisionedDisk, ServiceLevel, Protocol]
+Entry = Union[Vm, DiskSku, ProvisionedDisk, ScaledDisk, ServiceLevel, Protocol]
 SECTIONS: Mapping[str, type[Row]] = MappingProxyType({
     "vms": Vm, "disks": DiskSku, "provisioned": ProvisionedDisk, "services": ServiceLevel, "protocols": Protocol,
+    "scaled": ScaledDisk,
 })
 """The sections of a catalog file that hold rows by id, and the model of their rows."""
 
@@ -48,6 +50,8 @@ class Catalog:
     services: Mapping[str, ServiceLevel]
     protocols: Mapping[str, Protocol]
     defaults: Defaults
+    #: EBS volumes whose caps follow from their size (gp2, st1, sc1).
+    scaled: Mapping[str, ScaledDisk] = field(default_factory=lambda: MappingProxyType({}))
     #: (section, id, field) of every price that the user's own catalog files set: kept by
     #: :meth:`in_region` whatever the region.
     own_prices: frozenset[tuple[str, str, str]] = frozenset()
@@ -64,11 +68,12 @@ class Catalog:
             raise UnknownIdError("VM size", id, self.vms)
         return found
 
-    def disk(self, id: str) -> DiskSku | ProvisionedDisk:
-        """The disk SKU ``id``: a fixed size (``P30``, ``E10``, ``S4``) or ``premium-v2``/``ultra``."""
-        found = _find(self.disks, id) or _find(self.provisioned, id)
+    def disk(self, id: str) -> DiskSku | ProvisionedDisk | ScaledDisk:
+        """The disk SKU ``id``: a fixed size (``P30``, ``E10``, ``S4``), a provisioned disk
+        (``premium-v2``, ``ultra``, ``gp3``, ``io2``) or a size-scaled one (``gp2``, ``st1``)."""
+        found = _find(self.disks, id) or _find(self.provisioned, id) or _find(self.scaled, id)
         if found is None:
-            raise UnknownIdError("disk SKU", id, [*self.disks, *self.provisioned])
+            raise UnknownIdError("disk SKU", id, [*self.disks, *self.provisioned, *self.scaled])
         return found
 
     def service(self, service: str, level: str) -> ServiceLevel:

@@ -86,7 +86,8 @@ class DiskSku(Row):
 
 
 class ProvisionedDisk(Row):
-    """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or Ultra.
+    """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or
+    Ultra (Azure), gp3, io1 or io2 (EBS).
 
     The rules, with their parameters from the catalog:
 
@@ -96,10 +97,11 @@ class ProvisionedDisk(Row):
     - bandwidth from ``min_bandwidth`` up to ``bandwidth_per_iops`` (bytes/s per
       provisioned IOPS), never above ``max_bandwidth``.
 
-    No host caching. Latencies are unloaded latencies (assumptions: not published).
+    Where ``bandwidth_provisioned`` is false (io1, io2) the throughput is not chosen: it is
+    the most the IOPS allow. No host caching. Latencies are unloaded latencies.
     """
 
-    tier: Literal["premium-v2", "ultra"]
+    tier: Literal["premium-v2", "ultra", "gp3", "io1", "io2"]
     min_size: PositiveSize
     max_size: PositiveSize
     size_step: PositiveSize
@@ -115,6 +117,7 @@ class ProvisionedDisk(Row):
     write_latency: PositiveDuration
     io_unit: PositiveSize = IO_UNIT
     changes_per_day: PositiveInt | None = None
+    bandwidth_provisioned: bool = True
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_iops_month: NonNegativeFloat | None = None
     price_per_mbps_month: NonNegativeFloat | None = None
@@ -130,7 +133,7 @@ class ProvisionedDisk(Row):
 
     @property
     def host_caching(self) -> bool:
-        """Always False: neither Premium SSD v2 nor Ultra allows host caching."""
+        """Always False: neither Premium SSD v2, Ultra nor EBS has host caching."""
         return False
 
     # ---- rules
@@ -190,6 +193,12 @@ class ProvisionedDisk(Row):
             raise RuleViolation(self._rule_iops(),
                                 f"{format_size(size)} allows at most {format_ops(most_iops)}{hint}")
         most_bandwidth = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        if not self.bandwidth_provisioned:
+            if bandwidth is not None:
+                raise RuleViolation(f"{self.id} bandwidth follows from iops ({_mbps(self.bandwidth_per_iops)} per "
+                                    f"IOPS, up to {_mbps(self.max_bandwidth)})", "it is not provisioned: leave "
+                                    "bandwidth out")
+            return float(iops), float(most_bandwidth)
         if bandwidth is None:
             bandwidth = self.baseline_bandwidth if self.baseline_bandwidth is not None else most_bandwidth
             bandwidth = min(bandwidth, most_bandwidth)
