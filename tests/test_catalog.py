@@ -34,7 +34,8 @@ def test_families_are_complete(cat):
     assert set(premium + [f"E{p[1:]}" for p in premium]) <= set(cat.disks)
     assert {"S4", "S6", "S10", "S15", "S20", "S30", "S40", "S50", "S60", "S70", "S80"} <= set(cat.disks)
     assert len(cat.disks) == 14 + 14 + 11
-    assert set(cat.provisioned) == {"premium-v2", "ultra"}
+    assert set(cat.provisioned) == {"premium-v2", "ultra", "gp3", "io1", "io2", "io2-bx"}
+    assert set(cat.scaled) == {"gp2", "st1", "sc1"}
     assert set(cat.services) == {"anf-standard", "anf-premium", "anf-ultra", "anf-flexible", "gcnv-flex",
                                  "gcnv-standard", "gcnv-premium", "gcnv-extreme", "azure-files-premium",
                                  "azure-files-premium-v2", "azure-files-standard-v2", "gcnv-flex-custom"}
