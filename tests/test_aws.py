@@ -1,0 +1,122 @@
+"""Amazon EC2 and EBS: the published figures of the EBS pages, reproduced by predict.
+
+Sources (awsdocs/amazon-ec2-user-guide at e3707c43): ebs-optimized.md (instance limits),
+general-purpose.md (gp2, gp3), provisioned-iops.md (io1, io2, Block Express), hdd-vols.md
+(st1, sc1), ebs-io-characteristics.md (IO accounting). Tolerance: 1 % on rates and durations
+(the analytic engine is exact on throttles; the 1 % allows rounding of the pages' figures).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from iolab.catalog import bundled_catalog
+from iolab.errors import RuleViolation
+from iolab.units import GiB, MiB, TiB
+
+ROOT = Path(__file__).resolve().parents[1]
+REL = 0.01
+
+
+def predict(scenario: str, tmp_path: Path) -> dict:
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario)
+    r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path), "--json"], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def scenario(vm: str, disk: str, job: str) -> str:
+    return (f"version: 1\nclients: {{vm: {vm}}}\nvolumes:\n  data:\n    disks:\n      - {disk}\n"
+            f"jobs:\n  - {{name: j, {job}, ioengine: libaio, direct: 1, size: 100g}}\n")
+
+
+def test_instance_baseline_binds_below_its_volume(tmp_path):
+    # m6i.xlarge: 6,000 IOPS baseline (16 KiB), 40,000 for 30 minutes a day; the gp3 volume
+    # takes 10,000: the instance binds at 6,000 sustained, the volume at 10,000 in the burst.
+    out = predict((ROOT / "examples" / "aws-baseline-binds.yaml").read_text(), tmp_path)
+    assert out["iops"] == pytest.approx(6000, rel=REL)
+    assert out["bottleneck"]["resource"] == "m6i.xlarge uncached"
+    assert out["burst"]["iops"] == pytest.approx(10000, rel=REL)
+
+
+@pytest.mark.parametrize("size, baseline, seconds", [(100, 300, 2000), (334, 1002, 2703), (750, 2250, 7200)])
+def test_gp2_burst_duration_from_its_bucket(tmp_path, size, baseline, seconds):
+    # general-purpose.md's table: burst duration at 3,000 IOPS from 5.4 million credits.
+    out = predict(scenario("m6i.4xlarge", f"{{sku: gp2, size: {size}GiB}}", "rw: randwrite, bs: 8k, iodepth: 64"),
+                  tmp_path)
+    assert out["iops"] == pytest.approx(baseline, rel=REL)
+    assert out["burst"]["iops"] == pytest.approx(3000, rel=REL)
+    assert out["burst"]["duration"] == pytest.approx(seconds, rel=REL)
+
+
+def test_gp2_of_a_terabyte_does_not_burst(tmp_path):
+    out = predict(scenario("m6i.4xlarge", "{sku: gp2, size: 1000GiB}", "rw: randread, bs: 8k, iodepth: 64"), tmp_path)
+    assert out["iops"] == pytest.approx(3000, rel=REL)
+    assert not out["burst"] or out["burst"]["iops"] == pytest.approx(3000, rel=REL)
+
+
+@pytest.mark.parametrize("sku, iops, bs, mib_s", [
+    ("io2", 2000, "256k", 500),        # peak throughput reached at 2,000 IOPS with 256 KiB IO
+    ("io2", 32000, "16k", 500),        # 32,000 IOPS x 16 KiB = 500 MiB/s
+    ("io2", 32000, "8k", 250),         # IOPS-bound: 32,000 x 8 KiB
+    ("io2-bx", 16000, "256k", 4000),   # Block Express: 0.256 MiB/s per IOPS, 4,000 MiB/s at 16,000 IOPS
+])
+def test_io2_throughput_at_an_io_size(tmp_path, sku, iops, bs, mib_s):
+    out = predict(scenario("r5b.24xlarge", f"{{sku: {sku}, size: 1TiB, iops: {iops}}}",
+                           f"rw: randread, bs: {bs}, iodepth: 256"), tmp_path)
+    assert out["bandwidth"] == pytest.approx(mib_s * MiB, rel=REL)
+
+
+def test_st1_bursts_for_large_sequential_io(tmp_path):
+    # hdd-vols.md: a 1 TiB st1 bursts to 250 MiB/s, fills at 40 MiB/s and holds 1 TiB of credits.
+    out = predict(scenario("m6i.8xlarge", "{sku: st1, size: 1TiB}", "rw: read, bs: 1m, iodepth: 8"), tmp_path)
+    assert out["bandwidth"] == pytest.approx(40 * MiB, rel=REL)
+    assert out["burst"]["bandwidth"] == pytest.approx(250 * MiB, rel=REL)
+    assert out["burst"]["duration"] == pytest.approx(TiB / (210 * MiB), rel=REL)
+
+
+def test_st1_merges_sequential_io_but_counts_random_io(tmp_path):
+    # ebs-io-characteristics.md: sequential 128 KiB IOs merge into 1 MiB ones (the throughput
+    # binds); random ones count one each against 500 IOPS (62.5 MiB/s at 128 KiB).
+    seq = predict(scenario("m6i.8xlarge", "{sku: st1, size: 2TiB}", "rw: read, bs: 128k, iodepth: 32"), tmp_path)
+    rnd = predict(scenario("m6i.8xlarge", "{sku: st1, size: 2TiB}", "rw: randread, bs: 128k, iodepth: 32"), tmp_path)
+    assert seq["burst"]["bandwidth"] == pytest.approx(500 * MiB, rel=REL)
+    assert seq["bandwidth"] == pytest.approx(80 * MiB, rel=REL)
+    assert rnd["bandwidth"] == pytest.approx(500 * 128 * 1024, rel=REL)
+
+
+def test_gp3_provisioning_at_its_ratio_limits():
+    gp3 = bundled_catalog().disk("gp3")
+    # 500 IOPS per GiB: 16,000 IOPS from 32 GiB; 0.25 MiB/s per IOPS: 1,000 MiB/s from 4,000 IOPS.
+    assert gp3.caps(32 * GiB, 16000) == (16000.0, 125 * MiB)
+    assert gp3.caps(8 * GiB, 4000, 1000 * MiB) == (4000.0, 1000 * MiB)
+    with pytest.raises(RuleViolation, match="gp3 iops <= 500 per GiB"):
+        gp3.caps(31 * GiB, 16000)
+    with pytest.raises(RuleViolation, match="needs at least 3,996 IOPS"):
+        gp3.caps(31 * GiB, 3000, 999 * MiB)
+    with pytest.raises(RuleViolation, match="allows at most"):
+        gp3.caps(100 * GiB, 3999, 1000 * MiB)
+
+
+def test_io2_throughput_is_not_provisioned(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("m6i.4xlarge", "{sku: io2, size: 100GiB, iops: 5000, bandwidth: 300MiB/s}",
+                             "rw: randread, bs: 16k, iodepth: 8"))
+    r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert "volumes.data.disks[0]" in r.stderr and "io2 bandwidth follows from iops" in r.stderr
+
+
+def test_gp2_needs_its_size(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("m6i.4xlarge", "{sku: gp2}", "rw: randread, bs: 16k, iodepth: 8"))
+    r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path)], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2
+    assert "volumes.data.disks[0].size" in r.stderr and "gp2" in r.stderr
