@@ -120,3 +120,36 @@ def test_gp2_needs_its_size(tmp_path):
     r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path)], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2
     assert "volumes.data.disks[0].size" in r.stderr and "gp2" in r.stderr
+
+
+def plan(path: Path, *extra: str) -> dict:
+    r = subprocess.run([sys.executable, "-m", "iolab", "plan", str(path), "--region", "us-east-1", "--json", *extra],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
+    """The README's OLTP requirement (16,000 IOPS of 8 KiB, 70 % reads, 5 ms, 2 TiB) on AWS.
+
+    By hand (us-east-1 prices of the catalog): the instance must carry 16,000 IOPS at most 80 %
+    busy, so its EBS baseline must be at least 20,000 IOPS (a 30-minute burst does not count
+    for a sustained requirement): m6a.4xlarge is the cheapest such type among those searched,
+    0.6912 $/h x 730 = $504.58. gp3: eight 256 GiB volumes give the 2 TiB and 8 x 3,000 free
+    IOPS = 24,000 (67 % busy), 2,048 GiB x $0.08 = $163.84, nothing provisioned above the free
+    baseline: $668.42 a month. io2 for the same: 2,048 GiB x $0.125 = $256 plus 20,000 IOPS
+    (16,000 at most 80 % busy) x $0.065 = $1,300: $2,060.58. gp3 wins because its 3,000 IOPS
+    per volume are free and eight volumes already carry the load; io2 bills every IOPS."""
+    out = plan(ROOT / "examples" / "aws-oltp-requirements.yaml")
+    best = out["candidates"][0]
+    assert best["config"]["vm"] == "m6a.4xlarge"
+    assert {d["sku"] for d in best["config"]["disks"]} == {"gp3"}
+    assert sum(d["count"] * d["size"] for d in best["config"]["disks"]) >= 2 * TiB
+    assert best["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.08, abs=0.5)
+    assert best["prediction"]["iops"] >= 16000 and best["prediction"]["latency"]["mean"] <= 0.005
+    only_io2 = tmp_path / "io2.yaml"
+    only_io2.write_text((ROOT / "examples" / "aws-oltp-requirements.yaml").read_text()
+                        .replace("skus: [gp3, io2]", "skus: [io2]"))
+    io2 = plan(only_io2)["candidates"][0]
+    assert io2["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.125 + 20000 * 0.065, abs=1.0)
+    assert io2["monthly_cost"] > 3 * best["monthly_cost"]

@@ -194,10 +194,10 @@ class ProvisionedDisk(Row):
                                 f"{format_size(size)} allows at most {format_ops(most_iops)}{hint}")
         most_bandwidth = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
         if not self.bandwidth_provisioned:
-            if bandwidth is not None:
+            if bandwidth is not None and abs(bandwidth - most_bandwidth) > 1e-6 * most_bandwidth:
                 raise RuleViolation(f"{self.id} bandwidth follows from iops ({_mbps(self.bandwidth_per_iops)} per "
                                     f"IOPS, up to {_mbps(self.max_bandwidth)})", "it is not provisioned: leave "
-                                    "bandwidth out")
+                                    f"bandwidth out (these IOPS give {_mbps(most_bandwidth)})")
             return float(iops), float(most_bandwidth)
         if bandwidth is None:
             bandwidth = self.baseline_bandwidth if self.baseline_bandwidth is not None else most_bandwidth
