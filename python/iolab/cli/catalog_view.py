@@ -9,16 +9,17 @@ from typing import Any, Callable, Optional
 from rich import box
 from rich.table import Table
 
-from ..catalog import Catalog, Defaults, DiskSku, ProvisionedDisk, Protocol, ServiceLevel, Vm, load_catalog
+from ..catalog import Catalog, Defaults, DiskSku, ProvisionedDisk, Protocol, ScaledDisk, ServiceLevel, Vm, load_catalog
+from ..catalog.scaled import SmallVolumes
 from ..catalog.row import Sourced
 from ..schema import unit_of
 from ..units import GiB, MiB, format_duration, format_rate, format_size
 from .catalog import Section
 
 ASSUMED = "[dim]* assumption, not a published figure[/]"
-KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ServiceLevel: "service",
-        Protocol: "protocol", Defaults: "defaults"}
-SECTION = {Vm: "vms", DiskSku: "disks", ProvisionedDisk: "provisioned", ServiceLevel: "services"}
+KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ScaledDisk: "scaled-disk",
+        ServiceLevel: "service", Protocol: "protocol", Defaults: "defaults"}
+SECTION = {Vm: "vms", DiskSku: "disks", ProvisionedDisk: "provisioned", ScaledDisk: "scaled", ServiceLevel: "services"}
 PRICE_WORDS = {"missing": "missing", "unpublished": "no price"}
 
 
@@ -49,8 +50,10 @@ def entry_json(row: Sourced, cat: Catalog | None = None) -> dict[str, Any]:
     if isinstance(row, DiskSku):
         pp = data.get("performance_plus")
         data["performance_plus"] = {"iops": pp[0], "bandwidth": pp[1]} if pp else None
+    if isinstance(row, ScaledDisk) and row.small is not None:
+        data["small"] = {"size": row.small.size, "bandwidth": row.small.bandwidth}
     doc.update(data)
-    if isinstance(row, (DiskSku, ProvisionedDisk)):
+    if isinstance(row, (DiskSku, ProvisionedDisk, ScaledDisk)):
         doc["host_caching"] = row.host_caching
     if cat is not None and cat.region and type(row) in SECTION:
         statuses = {f: _status(cat, row, f) for f in type(row).model_fields if f.startswith("price_per_")}
@@ -81,6 +84,8 @@ def _plain(model: type, field: str, v: Any, *, binary: bool = False) -> str:
         return "yes" if v else "no"
     if isinstance(v, dict):
         return ", ".join(f"{k} {format_duration(x)}" for k, x in v.items())
+    if isinstance(v, SmallVolumes):
+        return f"{format_rate(v.bandwidth, binary=True)} up to {format_size(v.size)}"
     unit = unit_of(model, field)
     if unit == "rate":
         if field == "network_bandwidth":

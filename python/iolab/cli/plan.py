@@ -33,7 +33,7 @@ def plan(
     json_: bool = JSON_OPTION,
     top: int = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
-    region: str = typer.Option("eastus", "--region", help="The Azure region whose prices to use."),
+    region: str = typer.Option("eastus", "--region", help="The region whose prices to use (eastus, us-east-1)."),
     check_top: int = typer.Option(10, "--check-top", min=1, max=1000,
                                   help="With latency percentiles required: how many of the cheapest candidates "
                                        "that pass on means to simulate."),
