@@ -16,6 +16,7 @@ from typing import Annotated, Any, Callable, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from .catalog import Catalog, DiskSku, ProvisionedDisk, ScaledDisk, load_catalog
+from .catalog.cloud import Part, one_cloud
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
 from .inputs import read_text
@@ -399,9 +400,27 @@ def check_rules(s: Scenario) -> None:
                                         "clients.limits.cache_size", file=f, field=f"{field}.caching")
         elif isinstance(vol, ShareVolume):
             _check_share(s, name, vol)
+    one_cloud(cloud_parts(s), file=f)
     if vm is not None and total_disks > vm.max_data_disks:
         raise RuleViolation("max-data-disks", f"{vm.id} takes at most {vm.max_data_disks} data disks; the "
                             f"scenario attaches {total_disks}", file=f, field="volumes")
+
+
+def cloud_parts(s: Scenario) -> list[Part]:
+    """The scenario's parts that belong to a cloud: its client VM, disks and share levels
+    (each already known to the catalog)."""
+    cat = s.catalog
+    parts = []
+    if s.clients.vm is not None:
+        parts.append(Part("clients.vm", s.clients.vm, "VM size", cat.vm(s.clients.vm).cloud))
+    for name, vol in s.volumes.items():
+        if isinstance(vol, DiskVolume):
+            parts += [Part(f"volumes.{name}.disks[{i}].sku", g.sku, "disk", cat.disk(g.sku).cloud)
+                      for i, g in enumerate(vol.disks)]
+        elif isinstance(vol, ShareVolume):
+            level = cat.service(vol.service, vol.level)
+            parts.append(Part(f"volumes.{name}.service", level.id, "service level", level.cloud))
+    return parts
 
 
 def _plus_skus(cat: Catalog) -> str:

@@ -46,7 +46,6 @@ MAX_EBS_VOLUMES = 27
 """Nitro instances share 28 attachments among network interfaces, EBS and NVMe instance store
 volumes: 27 EBS volumes with one network interface (volume_limits.md)."""
 PRICE_SPREAD = 1.6
-_GRAVITON = re.compile(r"^(a1|[a-z]+\d+g[a-z]*)\.")
 
 
 class SourceError(ValueError):
@@ -239,7 +238,7 @@ def build(folder: Path = SOURCES, prices_file: Path = PRICES) -> tuple[list[tupl
     for name, lim in limits.items():
         vcpus, memory, spec_page = hw[name]
         row: dict[str, Any] = {
-            "vcpus": vcpus, "memory": f"{_num(memory)}GiB", "max_data_disks": MAX_EBS_VOLUMES,
+            "cloud": "aws", "vcpus": vcpus, "memory": f"{_num(memory)}GiB", "max_data_disks": MAX_EBS_VOLUMES,
             "premium_storage": True,
             "uncached_iops": _num(lim["base_iops"]), "uncached_bandwidth": f"{_num(lim['base_mbs'])}MB/s",
         }
@@ -264,12 +263,6 @@ def build(folder: Path = SOURCES, prices_file: Path = PRICES) -> tuple[list[tupl
 
 def natural(name: str) -> list[Any]:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
-
-
-def arch(name: str) -> str:
-    """``arm64`` for Graviton families (A1, and a ``g`` right after the generation: m6g, c7gn,
-    im4gn), ``x86_64`` otherwise."""
-    return "arm64" if _GRAVITON.match(name) else "x86_64"
 
 
 def scalar(value: Any) -> str:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TypeVar, Union
 
 from ..errors import UnknownIdError
+from .cloud import CLOUD_NAMES
 from .defaults import Defaults
 from .disk import DiskSku, ProvisionedDisk
 from .protocol import Protocol
@@ -60,6 +62,8 @@ class Catalog:
     #: How :meth:`in_region` set each price: ``(section, id, field)`` to ``priced``,
     #: ``missing`` (not published in this region), ``unpublished`` (in no region) or ``own``.
     price_status: Mapping[tuple[str, str, str], str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The cloud whose rows alone this catalog holds (set by :meth:`of_cloud`), None for all.
+    cloud: str | None = None
 
     def vm(self, id: str) -> Vm:
         """The VM size ``id`` (``Standard_DS13``)."""
@@ -109,6 +113,19 @@ class Catalog:
         from .prices import in_region
 
         return in_region(self, region)
+
+    def of_cloud(self, cloud: str) -> "Catalog":
+        """This catalog with the VM sizes, disks and service levels of ``cloud`` alone
+        (``azure``, ``gcp``, ``aws``); protocols and the defaults belong to every cloud."""
+        kept = {name: MappingProxyType({k: r for k, r in getattr(self, name).items() if r.cloud == cloud})
+                for name in ("vms", "disks", "provisioned", "services", "scaled")}
+        return dataclasses.replace(self, **kept, cloud=cloud)
+
+    def clouds(self) -> list[str]:
+        """The clouds that rows of this catalog belong to, in the order of :data:`CLOUD_NAMES`."""
+        found = {r.cloud for name in ("vms", "disks", "provisioned", "services", "scaled")
+                 for r in getattr(self, name).values()}
+        return [c for c in CLOUD_NAMES if c in found]
 
     def section(self, name: str) -> Mapping[str, Row]:
         """The rows of one section by its name in a catalog file (``"vms"``, ``"disks"``, ...)."""

@@ -10,7 +10,7 @@ from pydantic import NonNegativeFloat, PositiveFloat, PositiveInt, model_validat
 from ..errors import RuleViolation
 from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
 from ..units import GiB, TiB, format_ops, format_size
-from .row import Row
+from .row import CloudRow
 
 __all__ = ["DiskBurst", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
 
@@ -53,7 +53,7 @@ class PerformancePlus(NamedTuple):
     bandwidth: PositiveRate
 
 
-class DiskSku(Row):
+class DiskSku(CloudRow):
     """A fixed-size managed disk SKU: Premium SSD P1–P80, Standard SSD E1–E80, Standard HDD S4–S80.
 
     ``iops`` (ops/s, counted in ``io_unit`` bytes) and ``bandwidth`` (bytes/s) are the
@@ -85,7 +85,7 @@ class DiskSku(Row):
         return self.size < HOST_CACHE_MAX_SIZE
 
 
-class ProvisionedDisk(Row):
+class ProvisionedDisk(CloudRow):
     """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or
     Ultra (Azure), gp3, io1 or io2 (EBS).
 

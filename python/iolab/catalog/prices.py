@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import io
 from collections.abc import Mapping
 from functools import lru_cache
@@ -27,7 +28,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from ..errors import UnknownIdError
+from .cloud import region_cloud
 from .row import HOURS_PER_MONTH, PRICE_FIELDS
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["PRICE_FIELDS", "DEFAULT_REGION", "Price", "PriceTable", "PriceStatus", "price_table", "in_region"]
 
 DEFAULT_REGION = "eastus"
+"""The region whose prices Azure rows take unless told (the Azure cloud's default region)."""
 PriceStatus = Literal["priced", "missing", "unpublished", "own"]
 """How a row's price was set by :func:`in_region`: from the region's table (``priced``); the
 table has the figure for other regions but not this one (``missing``); no source publishes
@@ -64,14 +66,16 @@ class PriceTable:
     rows: Mapping[tuple[str, str, str], tuple[str, ...]]
     sources: Mapping[str, Mapping[str, Any]]
 
+    @functools.cached_property
+    def _column(self) -> dict[str, int]:
+        return {r: _FIXED + i for i, r in enumerate(self.regions)}
+
     def region(self, name: str) -> str:
-        """The table's name of region ``name`` (any case); raises :class:`UnknownIdError`
-        (exit 2) suggesting the nearest region names when the table has no such region."""
-        folded = name.strip().casefold().replace(" ", "")
-        for region in self.regions:
-            if region == folded:
-                return region
-        raise UnknownIdError("region", name, self.regions, field="--region")
+        """The name of region ``name`` (any case), a region of one of the clouds
+        (:func:`iolab.catalog.cloud.region_cloud`); raises :class:`UnknownIdError` (exit 2)
+        suggesting the nearest region names otherwise. A cloud's region that the table has no
+        column for has no prices (each is missing)."""
+        return region_cloud(name)[1]
 
     def lookup(self, section: str, ident: str, fld: str, region: str) -> tuple[Price | None, PriceStatus]:
         """The price of ``fld`` of row ``ident`` in ``region`` (a name from :attr:`regions`)
@@ -79,7 +83,9 @@ class PriceTable:
         row = self.rows.get((section, ident, fld))
         if row is None:
             return None, "unpublished"
-        cell = row[_FIXED + self.regions.index(region)]
+        if region not in self._column:
+            return None, "missing"
+        cell = row[self._column[region]]
         if not cell:
             return None, "missing"
         unit, currency, date, source = row[3:7]

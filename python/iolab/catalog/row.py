@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator, model_validator
 
 from ..schema import FrozenModel
+from .cloud import DEFAULT_CLOUD, CloudName
 
-__all__ = ["Sourced", "Row", "HOURS_PER_MONTH", "PRICE_FIELDS"]
+__all__ = ["Sourced", "Row", "CloudRow", "HOURS_PER_MONTH", "PRICE_FIELDS"]
 
 HOURS_PER_MONTH = 730.0
 """Hours in a billing month: an hourly price times this is the monthly price."""
@@ -65,3 +66,10 @@ class Row(Sourced):
     """A catalog entry with an ``id`` (its key in the catalog file)."""
 
     id: str = Field(min_length=1)
+
+
+class CloudRow(Row):
+    """A row that belongs to one cloud (VM sizes, disks, service levels): ``cloud`` is
+    ``azure`` (the default), ``gcp`` or ``aws`` (:mod:`iolab.catalog.cloud`)."""
+
+    cloud: CloudName = DEFAULT_CLOUD

@@ -10,7 +10,7 @@ from pydantic import NonNegativeFloat, PositiveFloat, model_validator
 from ..errors import RuleViolation
 from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize
 from ..units import GiB, TiB, format_size
-from .row import Row
+from .row import CloudRow
 
 __all__ = ["ScaledDisk", "SmallVolumes", "ScaledCaps"]
 
@@ -34,7 +34,7 @@ class ScaledCaps(NamedTuple):
     credit_bytes: float | None
 
 
-class ScaledDisk(Row):
+class ScaledDisk(CloudRow):
     """An EBS volume type whose caps are set by the volume's size.
 
     - IOPS: ``iops_per_gib`` per GiB (gp2: 3), at least ``min_iops`` and at most
@@ -53,6 +53,7 @@ class ScaledDisk(Row):
     Latencies are unloaded latencies; the pages publish none for these types (assumptions).
     """
 
+    cloud: Literal["aws"] = "aws"  # type: ignore[assignment]
     tier: Literal["gp2", "st1", "sc1"]
     min_size: PositiveSize
     max_size: PositiveSize

@@ -11,7 +11,7 @@ from ..errors import RuleViolation
 from ..schema import Duration, Fraction, Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
 from ..units import GiB, MiB, TiB, format_rate, format_size
 from .client import ClientFigures
-from .row import Row, Sourced
+from .row import CloudRow, Sourced
 
 __all__ = ["ServiceLevel", "LoadLatency"]
 
@@ -35,7 +35,7 @@ class LoadLatency(Sourced):
         return self
 
 
-class ServiceLevel(Row):
+class ServiceLevel(CloudRow):
     """One service level of a file-share service (``anf-ultra``, ``gcnv-extreme``, ``azure-files-premium``).
 
     Throughput (bytes/s) of a volume:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import NonNegativeFloat, PositiveInt, ValidationError, model_validator
 
 from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize, schema_error
-from .row import HOURS_PER_MONTH, Row
+from .row import HOURS_PER_MONTH, CloudRow
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -25,7 +25,7 @@ def _price() -> TypeAdapter:
     return TypeAdapter(NonNegativeFloat)
 
 
-class Vm(Row):
+class Vm(CloudRow):
     """One VM size (``Standard_DS13``) and the limits that bound its storage IO.
 
     - ``uncached_iops`` / ``uncached_bandwidth`` (ops/s, bytes/s): the cap over IO to

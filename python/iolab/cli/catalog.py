@@ -5,8 +5,10 @@ them without an argument); ``iolab catalog show ID`` prints one entry field by f
 Values marked ``*`` are assumptions, not published figures. ``--json`` prints a list of
 objects (``show``: one object), each with its ``id`` and ``kind`` and every value in base
 units. ``--catalog FILE`` (repeatable) adds the user's files over the bundled data.
-``--region NAME`` (default ``eastus``) shows that region's prices: a price the region does
-not publish shows as missing, never as another region's. ``iolab catalog import-prices``
+``--region NAME`` shows that region's prices and the rows of its cloud alone (default: each
+cloud's rows in its default region, ``eastus`` for Azure, ``us-central1`` for Google Cloud);
+``--cloud CLOUD`` lists one cloud's rows. A price the region does not publish shows as
+missing, never as another region's. ``iolab catalog import-prices``
 turns pages saved from the Azure Retail Prices API into a catalog file.
 """
 
@@ -21,7 +23,8 @@ import typer
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 
 REGION_OPTION = typer.Option(
-    "eastus", "--region", help="Azure region whose prices to show (armRegionName: eastus, westeurope, ...).",
+    None, "--region", help="Region whose prices to show: an Azure region (armRegionName: eastus, westeurope, ...) "
+    "or a Google Cloud one (us-central1, ...); default: each cloud's default region (eastus, us-central1).",
     metavar="NAME",
 )
 
@@ -48,20 +51,23 @@ def list_(
     section: Optional[Section] = typer.Argument(None, help="Which section to list; all of them when omitted."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
-    region: str = REGION_OPTION,
+    region: Optional[str] = REGION_OPTION,
+    cloud: Optional[str] = typer.Option(None, "--cloud", help="List the rows of this cloud alone: azure, gcp.",
+                                        metavar="CLOUD"),
 ) -> None:
     """List catalog entries as tables (or, with --json, as a list of objects with id and kind)."""
-    from .catalog_view import _load, _rows, _tables, entry_json
+    from .catalog_view import _rows, _tables, by_cloud, entry_json
     from .pairing import refuse_given
 
     if section == Section.protocols:
-        refuse_given(ctx, REGION_APPLIES, "--region")
-    cat = _load(catalog, region)
+        refuse_given(ctx, REGION_APPLIES, "--region", "--cloud")
+    cats = by_cloud(catalog, region, cloud)
     sections = [section] if section else list(Section)
+    listed = [(s, cat) for s in sections for cat in (cats[:1] if s == Section.protocols else cats)]
     if json_:
-        print_json([entry_json(row, cat) for s in sections for row in _rows(cat, s)])
+        print_json([entry_json(row, cat) for s, cat in listed for row in _rows(cat, s)])
         return
-    for s in sections:
+    for s, cat in listed:
         for table in _tables(cat, s):
             console.print(table)
 
@@ -72,14 +78,14 @@ def show(
     id: str = typer.Argument(..., help="A catalog id (Standard_DS13, P30, premium-v2, anf-ultra, nfs3) or 'defaults'."),
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
-    region: str = REGION_OPTION,
+    region: Optional[str] = REGION_OPTION,
 ) -> None:
-    """Show one catalog entry with every field, its source and its assumptions, priced in --region."""
-    from .catalog_view import SECTION, _load, _show_table, entry_json
+    """Show one catalog entry with every field, its source and its assumptions, priced in --region
+    (a region of the entry's cloud; default: its cloud's default region)."""
+    from .catalog_view import SECTION, _show_table, entry_json, priced_entry
     from .pairing import refuse_given
 
-    cat = _load(catalog, region)
-    row = cat.defaults if id == "defaults" else cat.entry(id)[1]
+    row, cat = priced_entry(catalog, id, region)
     if type(row) not in SECTION:
         refuse_given(ctx, REGION_APPLIES, "--region")
     if json_:

@@ -25,6 +25,10 @@ PRICE_WORDS = {"missing": "missing", "unpublished": "no price"}
 
 def _price_caption(cat: Catalog) -> str:
     where = cat.region or "the catalog"
+    if cat.cloud is not None and cat.region:
+        from ..catalog.cloud import cloud
+
+        where = f"{cat.region} ({cloud(cat.cloud).title})"
     return (f"{ASSUMED}\n[dim]prices: USD in {where}; missing: not published in {where}; "
             "no price: published in no region (retired, or no public price)[/]")
 
@@ -330,3 +334,36 @@ def _load(files: Optional[list[Path]], region: str | None = None) -> Catalog:
     """The catalog (bundled data and the user's files), priced in ``region`` when given."""
     cat = load_catalog(list(files or ()))
     return cat.in_region(region) if region is not None else cat
+
+
+def by_cloud(files: Optional[list[Path]], region: str | None, cloud_name: str | None) -> list[Catalog]:
+    """The catalog (bundled data and the user's files) as one catalog per cloud listed, each
+    holding that cloud's rows priced in ``region`` or, without one, in the cloud's default
+    region: the region's cloud alone when ``region`` is given, ``cloud_name`` alone when that
+    is, every cloud with rows otherwise. A region of another cloud than ``cloud_name`` is an
+    :class:`~iolab.errors.InputError` (exit 2)."""
+    from ..catalog.cloud import cloud, region_cloud, region_in
+
+    cat = load_catalog(list(files or ()))
+    if region is not None:
+        if cloud_name is not None:
+            region = region_in(region, cloud(cloud_name).name, f"--cloud {cloud_name}")
+        c, name = region_cloud(region)
+        return [cat.in_region(name).of_cloud(c.name)]
+    names = [cloud(cloud_name).name] if cloud_name is not None else cat.clouds() or ["azure"]
+    return [cat.in_region(cloud(n).default_region).of_cloud(n) for n in names]
+
+
+def priced_entry(files: Optional[list[Path]], ident: str, region: str | None) -> tuple[Sourced, Catalog]:
+    """Catalog entry ``ident`` (or the defaults) and the catalog it is priced in: ``region``,
+    which must be a region of the row's cloud, or the cloud's default region."""
+    from ..catalog.cloud import cloud, region_in
+
+    cat = load_catalog(list(files or ()))
+    row: Sourced = cat.defaults if ident == "defaults" else cat.entry(ident)[1]
+    home = getattr(row, "cloud", None)
+    if home is None:
+        return row, cat  # protocols and the defaults have no prices
+    where = cloud(home).default_region if region is None else region_in(region, home, ident)
+    priced = cat.in_region(where)
+    return priced.entry(ident)[1], priced

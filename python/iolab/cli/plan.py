@@ -33,7 +33,10 @@ def plan(
     json_: bool = JSON_OPTION,
     top: int = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank."),
     catalog: Optional[list[Path]] = CATALOG_OPTION,
-    region: str = typer.Option("eastus", "--region", help="The region whose prices to use (eastus, us-east-1)."),
+    region: Optional[str] = typer.Option(None, "--region", help="The region whose prices to use: an Azure region "
+                                         "(eastus), a Google Cloud one (us-central1) or an AWS one (us-east-1); its cloud's parts alone are "
+                                         "searched. Default: eastus, or the default region of the cloud the "
+                                         "requirements' parts name.", metavar="REGION"),
     check_top: int = typer.Option(10, "--check-top", min=1, max=1000,
                                   help="With latency percentiles required: how many of the cheapest candidates "
                                        "that pass on means to simulate."),

@@ -1,8 +1,9 @@
 """The model's figures before and after a client setting changes, for the user's scenario
 (``--scenario``) or a default workload.
 
-Default workloads (one Standard_D16s_v5 client, a 16 TiB volume of the mount's service at
-its top level — ANF Ultra, NetApp Volumes Extreme, Azure Files premium):
+Default workloads (one client of the service's cloud, :data:`DEFAULT_CLIENTS`: a
+Standard_D16s_v5, a 16-vCPU Compute Engine client for NetApp Volumes; a 16 TiB volume of the
+mount's service at its top level — ANF Ultra, NetApp Volumes Extreme, Azure Files premium):
 
 * connections and SMB channels: 64 KiB random reads, 8 jobs × iodepth 16;
 * NFSv4.1 session slots: 8 KiB random reads, 8 jobs × iodepth 32.
@@ -17,6 +18,11 @@ from typing import Any
 __all__ = ["DEFAULT_LEVELS", "default_scenario", "before_after"]
 
 DEFAULT_LEVELS = {"anf": "ultra", "gcnv": "extreme", "azure-files": "premium"}
+#: The default workload's client, of the service's own cloud: an Azure Standard_D16s_v5, and
+#: for NetApp Volumes a client of 16 vCPUs with 32 Gbit/s of egress (a Compute Engine
+#: n2-standard-16's default egress).
+DEFAULT_CLIENTS: dict[str, dict] = {"anf": {"vm": "Standard_D16s_v5"},
+                                    "gcnv": {"cpus": 16, "limits": {"network_bandwidth": "32Gbit/s"}}}
 DEFAULT_JOBS = {
     "throughput": {"name": "reads-64k", "rw": "randread", "bs": "64k", "iodepth": 16, "numjobs": 8,
                    "ioengine": "libaio", "direct": 1},
@@ -34,7 +40,7 @@ def default_scenario(service: str, protocol: str, workload: str, *, nconnect: in
                    "nconnect": max(1, min(16, nconnect))}
     if protocol == "nfs4.1" and session_slots:
         share["session_slots"] = session_slots
-    return {"version": 1, "clients": {"vm": "Standard_D16s_v5"}, "volumes": {"share": share},
+    return {"version": 1, "clients": dict(DEFAULT_CLIENTS.get(svc, DEFAULT_CLIENTS["anf"])), "volumes": {"share": share},
             "jobs": [dict(DEFAULT_JOBS[workload])]}
 
 

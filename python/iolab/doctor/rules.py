@@ -104,7 +104,7 @@ def _describe(d: dict) -> str:
     j = d["jobs"][0]
     v = d["volumes"]["share"]
     return (f"{j['bs']} {j['rw']}, {j['numjobs']} jobs × iodepth {j['iodepth']}, {v['service']} {v['level']} "
-            f"{v['size']} over {v['protocol']} from {d['clients']['vm']}")
+            f"{v['size']} over {v['protocol']} from {d['clients'].get('vm') or str(d['clients']['cpus']) + '-vCPU client'}")
 
 
 def _fstab(m: Mount, change: dict[str, str]) -> str:

@@ -26,6 +26,7 @@ one; catalog ids that do not exist list the nearest known ids.
 
 from __future__ import annotations
 
+import fnmatch
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from annotated_types import Gt, Le
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from ..catalog import Catalog, load_catalog
+from ..catalog.cloud import DEFAULT_CLOUD, Part, cloud, one_cloud, region_cloud, region_in
 from ..errors import SchemaError
 from ..scenario import ScenarioJob, parse_jobs
 from ..schema import (FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, load_yaml,
@@ -55,7 +57,8 @@ __all__ = [
 TOP_LEVEL = ("version", "jobs", "require", "clients", "search", "catalog", "pool", "workloads")
 """The keys a requirements file may have at its top level."""
 DEFAULT_REGION = "eastus"
-"""The Azure region whose prices a plan uses unless told (``--region``)."""
+"""The region of a requirements file not yet priced; :meth:`Requirements.in_region` without a
+region takes the default region of the parts' cloud."""
 NCONNECT = (1, 2, 4, 8, 16)
 """NFS connections (SMB channels) per client tried when ``search.nconnect`` is not given."""
 
@@ -266,10 +269,27 @@ class Requirements:
     region: str = DEFAULT_REGION
     name: str | None = None
     workloads: tuple["Requirements", ...] = ()
+    #: The cloud the file's parts name (``search.vms``, ``skus``, ``services``, ``pool``),
+    #: None when they name none (then the region decides).
+    cloud: str | None = None
+    #: The parts that name the cloud, as a message quotes them (``search.vms n2-standard-32``).
+    cloud_parts: str = ""
+    #: The catalog of every cloud, which :meth:`in_region` narrows to the region's cloud
+    #: (``catalog`` holds the rows of ``cloud``, or of Azure when the parts name none).
+    every_cloud: Catalog | None = None
 
-    def in_region(self, region: str) -> "Requirements":
-        """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`)."""
-        catalog = self.catalog.in_region(region)
+    def in_region(self, region: str | None = None) -> "Requirements":
+        """The same requirements priced in ``region`` (:meth:`iolab.catalog.Catalog.in_region`),
+        with the catalog's rows of the region's cloud alone. Without a region, the default
+        region of the parts' cloud (``eastus`` for Azure, ``us-central1`` for Google Cloud).
+        Raises :class:`~iolab.errors.InputError` (exit 2) for a region of another cloud than
+        the parts', naming that cloud's nearest regions."""
+        if region is None:
+            region = cloud(self.cloud or DEFAULT_CLOUD).default_region
+        if self.cloud is not None:
+            region = region_in(region, self.cloud, f"{self.file} ({self.cloud_parts})")
+        c, region = region_cloud(region)
+        catalog = (self.every_cloud or self.catalog).in_region(region).of_cloud(c.name)
         parts = tuple(replace(w, catalog=catalog, region=region) for w in self.workloads)
         return replace(self, catalog=catalog, region=region, workloads=parts)
 
@@ -315,7 +335,8 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
                 raise SchemaError(f"a pool plan takes pool: alone; remove {other!r} (or plan one volume "
                                   "without pool:)", file=file, field=other)
         pool = validate(PoolRequest, data["pool"], file=file, root_field="pool")
-        return Requirements(file, (), None, 1, Search(kind="share"), catalog, pool)
+        found, named = _cloud(None, catalog, file, pool)
+        return _scoped(Requirements(file, (), None, 1, Search(kind="share"), catalog, pool), found, named)
     search = validate(Search, data.get("search") or {}, file=file, root_field="search")
     clients = data.get("clients", 1)
     if isinstance(clients, float) and clients.is_integer():
@@ -323,8 +344,9 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
     if isinstance(clients, bool) or not isinstance(clients, int) or not 1 <= clients <= 1000:
         raise SchemaError(f"expected a whole number of clients from 1 to 1000 (got {clients!r})", file=file,
                           field="clients")
+    cloud_name, named = _cloud(search, catalog, file)
     if "workloads" in data:
-        return _machine(data, file, base, catalog, search, clients)
+        return _scoped(_machine(data, file, base, catalog, search, clients), cloud_name, named)
     for key in ("jobs", "require"):
         if key not in data:
             raise SchemaError("missing required field (a requirements file needs jobs and require, workloads, "
@@ -332,7 +354,39 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
     req = _workload(data, file, base, catalog, search, clients)
     if search.kind == "any" and "caching" not in search.model_fields_set:
         req = replace(req, search=search.model_copy(update={"caching": safe_caching(req.require, req.jobs)}))
-    return req
+    return _scoped(req, cloud_name, named)
+
+
+def _scoped(req: Requirements, found: str | None, named: str) -> Requirements:
+    """``req`` with its parts' cloud, its catalog narrowed to that cloud (Azure when they name
+    none) and the whole catalog kept for :meth:`Requirements.in_region`."""
+    whole = req.catalog
+    scoped = whole.of_cloud(found or DEFAULT_CLOUD)
+    parts = tuple(replace(w, catalog=scoped) for w in req.workloads)
+    return replace(req, catalog=scoped, workloads=parts, cloud=found, cloud_parts=named, every_cloud=whole)
+
+
+def _cloud(search: Search | None, catalog: Catalog, file: str, pool: PoolRequest | None = None) -> tuple[str | None, str]:
+    """The one cloud that the search's allow-lists (or the pool's service) name, and those
+    parts as a message quotes them; a :class:`~iolab.errors.RuleViolation` (exit 2) naming
+    two parts of different clouds. A glob names the cloud of the rows it matches when they
+    are all of one; an unknown id names none (the search reports it)."""
+    parts: list[Part] = []
+    if pool is not None:
+        parts += [Part("pool.service", pool.service, "service", r.cloud)
+                  for r in list(catalog.services.values()) if r.service == pool.service][:1]
+    if search is not None:
+        lists = (("vms", search.vms, catalog.vms, "VM size"),
+                 ("skus", search.skus, {**catalog.disks, **catalog.provisioned, **catalog.scaled}, "disk"),
+                 ("services", search.services, {r.service: r for r in catalog.services.values()}, "service"),
+                 ("levels", search.levels, {r.id: r for r in catalog.services.values()}, "service level"))
+        for key, patterns, rows, what in lists:
+            for i, pattern in enumerate(patterns or ()):
+                hits = {r.cloud for k, r in rows.items() if fnmatch.fnmatchcase(k.casefold(), str(pattern).casefold())}
+                if len(hits) == 1:
+                    parts.append(Part(f"search.{key}[{i}]", str(pattern), what, hits.pop()))
+    found = one_cloud(parts, file=file, kind="requirements file")
+    return found, ", ".join(f"{p.field} {p.ident}" for p in parts[:2]) + (", ..." if len(parts) > 2 else "")
 
 
 def _workload(data: dict, file: str, base: Path, catalog: Catalog, search: Search, clients: int,
