@@ -23,13 +23,20 @@ ROOT = Path(__file__).resolve().parents[1]
 REL = 0.01
 
 
+def iolab(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "iolab", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+
+
+def json_of(*args: str | Path) -> dict:
+    r = iolab(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 def predict(scenario: str, tmp_path: Path) -> dict:
     path = tmp_path / "s.yaml"
     path.write_text(scenario)
-    r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path), "--json"], capture_output=True,
-                       text=True, cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+    return json_of("predict", path)
 
 
 def scenario(vm: str, disk: str, job: str) -> str:
@@ -109,7 +116,7 @@ def test_io2_throughput_is_not_provisioned(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(scenario("m6i.4xlarge", "{sku: io2, size: 100GiB, iops: 5000, bandwidth: 300MiB/s}",
                              "rw: randread, bs: 16k, iodepth: 8"))
-    r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path)], capture_output=True, text=True, cwd=ROOT)
+    r = iolab("predict", path)
     assert r.returncode == 2
     assert "volumes.data.disks[0]" in r.stderr and "io2 bandwidth follows from iops" in r.stderr
 
@@ -117,16 +124,13 @@ def test_io2_throughput_is_not_provisioned(tmp_path):
 def test_gp2_needs_its_size(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(scenario("m6i.4xlarge", "{sku: gp2}", "rw: randread, bs: 16k, iodepth: 8"))
-    r = subprocess.run([sys.executable, "-m", "iolab", "predict", str(path)], capture_output=True, text=True, cwd=ROOT)
+    r = iolab("predict", path)
     assert r.returncode == 2
     assert "volumes.data.disks[0].size" in r.stderr and "gp2" in r.stderr
 
 
-def plan(path: Path, *extra: str) -> dict:
-    r = subprocess.run([sys.executable, "-m", "iolab", "plan", str(path), "--region", "us-east-1", "--json", *extra],
-                       capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+def plan(path: Path) -> dict:
+    return json_of("plan", path, "--region", "us-east-1")
 
 
 def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
@@ -153,3 +157,53 @@ def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
     io2 = plan(only_io2)["candidates"][0]
     assert io2["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.125 + 20000 * 0.065, abs=1.0)
     assert io2["monthly_cost"] > 3 * best["monthly_cost"]
+
+
+def simulate(path: Path, *args: str) -> dict:
+    return json_of("simulate", path, *args)
+
+
+def assert_burst_then_baseline(series: list[dict], key: str, burst: float, baseline: float, ends: float,
+                               step: float) -> None:
+    """Every point of ``series`` up to ``ends`` seconds at ``burst``, every one from a step after at ``baseline``."""
+    during = [p[key] for p in series if p["t"] <= ends]
+    after = [p[key] for p in series if p["t"] > ends + step]
+    assert len(during) == round(ends / step) and all(x == pytest.approx(burst, rel=REL) for x in during)
+    assert after and all(x == pytest.approx(baseline, rel=REL) for x in after)
+
+
+def test_simulate_an_instances_30_minute_burst():
+    # m6i.large: 1,250 MB/s for 30 minutes from a full bucket, then its 81.25 MB/s baseline.
+    out = simulate(ROOT / "examples" / "aws-instance-burst.yaml", "--duration", "40m", "--interval", "1m")
+    assert_burst_then_baseline(out["series"], "bandwidth", 1250e6, 81.25e6, 1800, 60)
+
+
+def test_simulate_a_gp2_volume_running_out_of_credits():
+    # 100 GiB gp2: 3,000 IOPS for 2,000 s from 5.4 million credits, then its 300 IOPS baseline.
+    out = simulate(ROOT / "examples" / "aws-gp2-burst.yaml", "--duration", "2500s", "--interval", "100s")
+    assert_burst_then_baseline(out["series"], "iops", 3000, 300, 2000, 100)
+    assert out["iops"] == pytest.approx((2000 * 3000 + 500 * 300) / 2500, rel=REL)
+
+
+def test_aws_and_azure_parts_are_not_mixed(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("m6i.xlarge", "{sku: P30}", "rw: randread, bs: 8k, iodepth: 8"))
+    r = iolab("predict", path)
+    assert r.returncode == 2
+    assert "m6i.xlarge is an AWS (aws) VM size" in r.stderr and "P30 is an Azure (azure) disk" in r.stderr
+
+
+def test_aws_plan_takes_its_default_region_and_refuses_an_azure_one():
+    assert json_of("plan", "examples/aws-oltp-requirements.yaml")["region"] == "us-east-1"
+    r = iolab("plan", "examples/aws-oltp-requirements.yaml", "--region", "eastus")
+    assert r.returncode == 2 and "us-east-1" in r.stderr
+
+
+def test_catalog_lists_aws_rows_only_with_cloud_aws():
+    rows = json_of("catalog", "list", "vms", "--cloud", "aws")
+    assert len(rows) >= 500 and all(row["cloud"] == "aws" for row in rows)
+    m6i = next(row for row in rows if row["id"] == "m6i.2xlarge")
+    # ebs-optimized.md: 2,500 / 10,000 Mbit/s, 312.5 / 1,250 MB/s, 12,000 / 40,000 IOPS
+    assert (m6i["uncached_iops"], m6i["uncached_bandwidth"]) == (12000, 312.5e6)
+    assert (m6i["burst_iops"], m6i["burst_bandwidth"], m6i["burst_kind"]) == (40000, 1250e6, "credit")
+    assert m6i["price_per_month"] == pytest.approx(0.384 * 730)

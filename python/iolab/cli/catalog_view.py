@@ -186,8 +186,29 @@ def _provisioned_price_table(rows: list[ProvisionedDisk], cat: Catalog) -> Table
     t = _table("Provisioned disk prices (monthly; IOPS and MB/s above the free baseline)",
                ["id", "$ per GiB", "$ per IOPS", "$ per MB/s"], caption=_price_caption(cat))
     for d in rows:
-        t.add_row(d.id, _money(d, "price_per_gib_month", cat), _money(d, "price_per_iops_month", cat),
-                  _money(d, "price_per_mbps_month", cat))
+        per_mbps = _money(d, "price_per_mbps_month", cat) if d.bandwidth_provisioned else "from IOPS"
+        t.add_row(d.id, _money(d, "price_per_gib_month", cat), _money(d, "price_per_iops_month", cat), per_mbps)
+    return t
+
+
+def _scaled_table(rows: list[ScaledDisk], cat: Catalog) -> Table:
+    t = _table("Size-scaled volumes (caps from the size; MiB/s)", caption=_price_caption(cat), columns=
+               ["id", "size", "IOPS", "per GiB", "MiB/s", "per TiB", "burst", "IO unit", "latency\nms",
+                "$/GiB\nmonth"])
+    for d in rows:
+        burst = []
+        if d.burst_iops:
+            burst.append(f"{_num(d.burst_iops)} IOPS on {_num(d.credit_ops)} credits")
+        if d.burst_bandwidth_per_tib:
+            burst.append(f"{_num(d.burst_bandwidth_per_tib, MiB)} MiB/s per TiB on "
+                         f"{format_size(d.credit_bytes_per_tib or 0)} per TiB")
+        iops = f"{_num(d.min_iops)} to {_num(d.max_iops)}" if d.min_iops else _num(d.max_iops)
+        mibs = _plain(ScaledDisk, "small", d.small) + f", {_num(d.max_bandwidth, MiB)}" if d.small else \
+            f"at most {_num(d.max_bandwidth, MiB)}"
+        t.add_row(d.id, f"{format_size(d.min_size)} to {format_size(d.max_size)}", iops, _cell(d, "iops_per_gib"),
+                  mibs, _cell(d, "bandwidth_per_tib", MiB), "; ".join(burst) or "–", format_size(d.io_unit),
+                  f"{_cell(d, 'read_latency', 1e-3)} / {_cell(d, 'write_latency', 1e-3)}",
+                  _money(d, "price_per_gib_month", cat))
     return t
 
 
@@ -218,9 +239,10 @@ def _protocol_table(rows: list[Protocol]) -> Table:
 def _tables(cat: Catalog, section: Section) -> list[Table]:
     makers: dict[Section, Callable[[], list[Table]]] = {
         Section.vms: lambda: [_vm_table(list(cat.vms.values()), cat)],
-        Section.disks: lambda: [_disk_table(list(cat.disks.values()), cat),
+        Section.disks: lambda: [*([_disk_table(list(cat.disks.values()), cat)] if cat.disks else []),
                                 _provisioned_table(list(cat.provisioned.values())),
-                                _provisioned_price_table(list(cat.provisioned.values()), cat)],
+                                _provisioned_price_table(list(cat.provisioned.values()), cat),
+                                *([_scaled_table(list(cat.scaled.values()), cat)] if cat.scaled else [])],
         Section.services: lambda: [_service_table(list(cat.services.values()), cat)],
         Section.protocols: lambda: [_protocol_table(list(cat.protocols.values()))],
     }
@@ -229,7 +251,7 @@ def _tables(cat: Catalog, section: Section) -> list[Table]:
 
 def _rows(cat: Catalog, section: Section) -> list[Sourced]:
     if section is Section.disks:
-        return [*cat.disks.values(), *cat.provisioned.values()]
+        return [*cat.disks.values(), *cat.provisioned.values(), *cat.scaled.values()]
     return list(cat.section(section.value).values())
 
 
