@@ -73,12 +73,21 @@ def test_gp2_of_a_terabyte_does_not_burst(tmp_path):
     ("io2", 2000, "256k", 500),        # peak throughput reached at 2,000 IOPS with 256 KiB IO
     ("io2", 32000, "16k", 500),        # 32,000 IOPS x 16 KiB = 500 MiB/s
     ("io2", 32000, "8k", 250),         # IOPS-bound: 32,000 x 8 KiB
+    ("io2", 48000, "256k", 750),       # above 32,000 IOPS: 16 KiB per IOPS (the page's 48,000 -> 750 MiB/s)
     ("io2-bx", 16000, "256k", 4000),   # Block Express: 0.256 MiB/s per IOPS, 4,000 MiB/s at 16,000 IOPS
 ])
 def test_io2_throughput_at_an_io_size(tmp_path, sku, iops, bs, mib_s):
     out = predict(scenario("r5b.24xlarge", f"{{sku: {sku}, size: 1TiB, iops: {iops}}}",
                            f"rw: randread, bs: {bs}, iodepth: 256"), tmp_path)
     assert out["bandwidth"] == pytest.approx(mib_s * MiB, rel=REL)
+
+
+def test_io1_reaches_its_maximum_throughput_at_64000_iops():
+    io1 = bundled_catalog().disk("io1")
+    assert io1.caps(1280 * GiB, 64000) == (64000.0, 1000 * MiB)
+    assert io1.caps(1280 * GiB, 32000) == (32000.0, 500 * MiB)
+    with pytest.raises(RuleViolation, match="64,000 IOPS needs at least 1.25 TiB"):
+        io1.caps(1000 * GiB, 64000)
 
 
 def test_st1_bursts_for_large_sequential_io(tmp_path):

@@ -22,7 +22,7 @@ def _slice(seed: int):
     from iolab.plan import parse_requirements
 
     rng = np.random.default_rng(seed)
-    cat = bundled_catalog()
+    cat = bundled_catalog().of_cloud("azure")  # one cloud per requirements file
     vms = sorted(cat.vms)
     cached = [v for v in vms if cat.vms[v].cache_size]
     plain = [v for v in vms if not cat.vms[v].premium_storage] or vms

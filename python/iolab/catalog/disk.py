@@ -12,7 +12,7 @@ from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, P
 from ..units import GiB, TiB, format_ops, format_size
 from .row import CloudRow
 
-__all__ = ["DiskBurst", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
+__all__ = ["DiskBurst", "BandwidthKnee", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
 
 IO_UNIT = 256 * 1024
 """Azure counts an IO of up to 256 KiB as one; larger IOs count as multiples of it."""
@@ -44,6 +44,14 @@ class DiskBurst(FrozenModel):
         if self.kind == "on-demand" and self.duration is not None:
             raise ValueError("an on-demand burst has no duration")
         return self
+
+
+class BandwidthKnee(NamedTuple):
+    """Above ``bandwidth`` bytes/s, a disk's throughput rises at ``per_iops`` bytes/s per
+    IOPS (io1/io2: 500 MiB/s, then 16 KiB per IOPS above 32,000 IOPS)."""
+
+    bandwidth: PositiveRate
+    per_iops: PositiveRate
 
 
 class PerformancePlus(NamedTuple):
@@ -97,6 +105,8 @@ class ProvisionedDisk(CloudRow):
     - bandwidth from ``min_bandwidth`` up to ``bandwidth_per_iops`` (bytes/s per
       provisioned IOPS), never above ``max_bandwidth``.
 
+    With a ``knee`` the throughput stops at ``knee.bandwidth`` until ``knee.per_iops`` per
+    IOPS gives more (io1/io2 above 32,000 IOPS: 16 KiB per IOPS, up to ``max_bandwidth``).
     Where ``bandwidth_provisioned`` is false (io1, io2) the throughput is not chosen: it is
     the most the IOPS allow. No host caching. Latencies are unloaded latencies.
     """
@@ -118,6 +128,7 @@ class ProvisionedDisk(CloudRow):
     io_unit: PositiveSize = IO_UNIT
     changes_per_day: PositiveInt | None = None
     bandwidth_provisioned: bool = True
+    knee: BandwidthKnee | None = None
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_iops_month: NonNegativeFloat | None = None
     price_per_mbps_month: NonNegativeFloat | None = None
@@ -143,7 +154,21 @@ class ProvisionedDisk(CloudRow):
         return f"{self.id} iops <= {self.iops_per_gib:g} per GiB{above}, up to {self.max_iops:,.0f}"
 
     def _rule_bandwidth(self) -> str:
-        return f"{self.id} bandwidth <= {_mbps(self.bandwidth_per_iops)} per IOPS, up to {_mbps(self.max_bandwidth)}"
+        knee = (f" ({_mbps(self.knee.bandwidth)} until {_mbps(self.knee.per_iops)} per IOPS gives more)"
+                if self.knee else "")
+        return (f"{self.id} bandwidth <= {_mbps(self.bandwidth_per_iops)} per IOPS{knee}, "
+                f"up to {_mbps(self.max_bandwidth)}")
+
+    def most_bandwidth(self, iops: float) -> float:
+        """The most bytes/s that ``iops`` provisioned IOPS allow."""
+        most = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        return min(most, max(self.knee.bandwidth, self.knee.per_iops * iops)) if self.knee else most
+
+    def iops_for(self, bandwidth: float) -> float:
+        """The fewest IOPS that allow ``bandwidth`` bytes/s (below the maximum)."""
+        if self.knee and bandwidth > self.knee.bandwidth:
+            return bandwidth / self.knee.per_iops
+        return bandwidth / self.bandwidth_per_iops
 
     def check_size(self, size: int) -> None:
         """Raise :class:`RuleViolation` unless ``size`` (bytes) is a size this disk can have."""
@@ -172,7 +197,7 @@ class ProvisionedDisk(CloudRow):
         """The most (ops/s, bytes/s) a disk of ``size`` bytes can be provisioned with."""
         self.check_size(size)
         iops = min(self.max_iops, max(self.baseline_iops or 0.0, self.iops_per_gib * size / GiB))
-        return iops, min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        return iops, self.most_bandwidth(iops)
 
     def caps(self, size: int, iops: float | None = None, bandwidth: float | None = None) -> tuple[float, float]:
         """The (ops/s, bytes/s) caps of a disk of ``size`` bytes provisioned with ``iops`` and ``bandwidth``.
@@ -192,11 +217,10 @@ class ProvisionedDisk(CloudRow):
             hint = f"; {format_ops(iops)} needs at least {format_size(need)}" if need else ""
             raise RuleViolation(self._rule_iops(),
                                 f"{format_size(size)} allows at most {format_ops(most_iops)}{hint}")
-        most_bandwidth = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        most_bandwidth = self.most_bandwidth(iops)
         if not self.bandwidth_provisioned:
             if bandwidth is not None and abs(bandwidth - most_bandwidth) > 1e-6 * most_bandwidth:
-                raise RuleViolation(f"{self.id} bandwidth follows from iops ({_mbps(self.bandwidth_per_iops)} per "
-                                    f"IOPS, up to {_mbps(self.max_bandwidth)})", "it is not provisioned: leave "
+                raise RuleViolation(f"{self.id} bandwidth follows from iops", "it is not provisioned: leave "
                                     f"bandwidth out (these IOPS give {_mbps(most_bandwidth)})")
             return float(iops), float(most_bandwidth)
         if bandwidth is None:
@@ -206,7 +230,7 @@ class ProvisionedDisk(CloudRow):
             raise RuleViolation(f"{self.id} bandwidth >= {_mbps(self.min_bandwidth)}",
                                 f"{_mbps(bandwidth)} is below the minimum")
         if bandwidth > most_bandwidth:
-            need_iops = math.ceil(bandwidth / self.bandwidth_per_iops)
+            need_iops = math.ceil(self.iops_for(bandwidth))
             hint = f"; {_mbps(bandwidth)} needs at least {need_iops:,} IOPS" if bandwidth <= self.max_bandwidth else ""
             raise RuleViolation(self._rule_bandwidth(),
                                 f"{format_ops(iops)} allows at most {_mbps(most_bandwidth)}{hint}")
