@@ -37,6 +37,8 @@ def test_families_are_complete(cat):
     assert set(cat.of_cloud("azure").provisioned) == {"premium-v2", "ultra"}
     assert set(cat.of_cloud("gcp").provisioned) == {"pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced",
                                                     "hyperdisk-extreme"}
+    assert set(cat.of_cloud("aws").provisioned) == {"gp3", "io1", "io2", "io2-bx"}
+    assert set(cat.scaled) == {"gp2", "st1", "sc1"}
     assert set(cat.services) == {"anf-standard", "anf-premium", "anf-ultra", "anf-flexible", "gcnv-flex",
                                  "gcnv-standard", "gcnv-premium", "gcnv-extreme", "azure-files-premium",
                                  "azure-files-premium-v2", "azure-files-standard-v2", "gcnv-flex-custom"}

@@ -19,9 +19,10 @@ def test_list_vms_json(iolab):
     assert r.code == 0, r.err
     rows = r.json()
     assert len(rows) == len(bundled_catalog().vms) >= 400
-    # every cloud's rows: Azure VM sizes, then Compute Engine machine types
-    assert all(row["kind"] == "vm" and row["id"].startswith("Standard_") == (row["cloud"] == "azure") for row in rows)
-    assert {row["cloud"] for row in rows} == {"azure", "gcp"}
+    # every cloud's rows: Azure VM sizes, Compute Engine machine types, EC2 instance types
+    assert all(row["kind"] == "vm" and row["id"].startswith("Standard_") == (row["cloud"] == "azure")
+               and ("." in row["id"]) == (row["cloud"] == "aws") for row in rows)
+    assert {row["cloud"] for row in rows} == {"azure", "gcp", "aws"}
     ds13 = next(row for row in rows if row["id"] == "Standard_DS13")
     assert list(ds13)[:2] == ["id", "kind"]
     assert ds13["uncached_iops"] == 25600
@@ -43,7 +44,8 @@ def test_list_disks_json_includes_provisioned(iolab):
 def test_list_everything_json(iolab):
     rows = iolab("catalog list --json").json()
     counts = {kind: sum(r["kind"] == kind for r in rows) for kind in {r["kind"] for r in rows}}
-    assert counts == {"vm": len(bundled_catalog().vms), "disk": 39, "provisioned-disk": 7, "service": 12, "protocol": 4}
+    assert counts == {"vm": len(bundled_catalog().vms), "disk": 39, "provisioned-disk": 11, "scaled-disk": 3, "service": 12,
+                      "protocol": 4}
     assert all("id" in r and r["source"] for r in rows)
 
 

@@ -111,19 +111,22 @@ def test_generator_on_fixture_excerpts(tmp_path):
         assert (first / name).read_bytes() == (second / name).read_bytes()
     lines = (first / "prices.csv").read_text().splitlines()
     # a Google Cloud region (us-central1, NetApp Volumes only) is a column like the others
-    assert lines[0] == "section,id,field,unit,currency,date,source,eastus,us-central1,westeurope,westus"
+    assert lines[0] == "section,id,field,unit,currency,date,source,eastus,us-central1,us-east-1,westeurope,westus"
     # eastus has no P30 in the excerpt: an empty cell, not westeurope's price
-    assert "disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,,,148.68," in lines
-    assert "vms,Standard_D4s_v5,price_per_hour,USD/hour,USD,2026-06-18,karpenter,0.192,,0.23," in lines
-    assert "provisioned,ultra,price_per_iops_month,USD/IOPS-month,USD,2024-07-01,infracost,0.04964,,," in lines
-    assert "services,azure-files-premium,price_per_gib_month,USD/GiB-month,USD,2024-07-01,infracost,,,,0.176" in lines
+    assert "disks,P30,price_per_month,USD/month,USD,2026-09-23,zombiescan,,,,148.68," in lines
+    assert "vms,Standard_D4s_v5,price_per_hour,USD/hour,USD,2026-06-18,karpenter,0.192,,,0.23," in lines
+    assert "provisioned,ultra,price_per_iops_month,USD/IOPS-month,USD,2024-07-01,infracost,0.04964,,,," in lines
+    assert "services,azure-files-premium,price_per_gib_month,USD/GiB-month,USD,2024-07-01,infracost,,,,,0.176" in lines
     # share levels: USD per GiB-hour x 730 hours (0.000403 x 730 = 0.29419; 0.000538 x 730 = 0.39274;
     # 0.000273973 x 730 = 0.20000029)
-    assert "services,anf-premium,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,0.29419,,," in lines
-    assert "services,anf-ultra,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,,0.39274," in lines
-    assert "services,gcnv-standard,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,0.20000029,," in lines
+    assert "services,anf-premium,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,0.29419,,,," in lines
+    assert "services,anf-ultra,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,,,0.39274," in lines
+    assert "services,gcnv-standard,price_per_gib_month,USD/GiB-month,USD,2026-09-29,ocvs,,0.20000029,,," in lines
     # plancost's golden output: 72 MiB/s of ANF Flexible throughput cost $231.63 a month
-    assert "services,anf-flexible,price_per_mibps_month,USD/MiBps-month,USD,2026-01-19,plancost,,,3.217083333," in lines
+    assert "services,anf-flexible,price_per_mibps_month,USD/MiBps-month,USD,2026-01-19,plancost,,,,3.217083333," in lines
+    # EC2 and EBS in us-east-1: 0.096 $/h; 1,000 gp3 IOPS above the free 3,000 cost $5.00 a month
+    assert "vms,m6i.large,price_per_hour,USD/hour,USD,2026-07-20,karpenter-aws,,,0.096,," in lines
+    assert "provisioned,gp3,price_per_iops_month,USD/IOPS-month,USD,2026-11-27,infracost-aws,,,0.005,," in lines
     meta = yaml.safe_load((first / "sources.yaml").read_text())["sources"]
     assert meta["zombiescan"]["secondary"] is True and meta["karpenter"]["secondary"] is False
     assert meta["karpenter"]["commit"] == "2b431da153a6a92b705c18046512c60b1631b682"

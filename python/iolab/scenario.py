@@ -15,7 +15,7 @@ from typing import Annotated, Any, Callable, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from .catalog import Catalog, DiskSku, ProvisionedDisk, load_catalog
+from .catalog import Catalog, DiskSku, ProvisionedDisk, ScaledDisk, load_catalog
 from .catalog.cloud import Part, one_cloud
 from .errors import InputError, RuleViolation, SchemaError, UnknownIdError
 from .fio import FioJob, parse_cmdline, parse_jobfile
@@ -380,6 +380,14 @@ def check_rules(s: Scenario) -> None:
                         sku.caps(g.size, g.iops, g.bandwidth)
                     except InputError as e:
                         raise e.located(file=f, field=field) from None
+                if isinstance(sku, ScaledDisk):
+                    if g.size is None:
+                        raise SchemaError(f"{a(sku.id)} volume needs its size (its IOPS and throughput follow "
+                                          "from it)", file=f, field=f"{field}.size")
+                    try:
+                        sku.check_size(g.size)
+                    except InputError as e:
+                        raise e.located(file=f, field=f"{field}.size") from None
                 if g.on_demand_bursting and not (isinstance(sku, DiskSku) and sku.burst
                                                  and sku.burst.kind == "on-demand"):
                     raise RuleViolation("on-demand-bursting", f"on-demand bursting exists only on Premium SSD "
@@ -445,8 +453,8 @@ def _plus_skus(cat: Catalog) -> str:
     return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs) or "none"
 
 
-def resolve_disk(cat: Catalog, sku: str, *, file: str, field: str) -> DiskSku | ProvisionedDisk:
-    known = list(cat.disks) + list(cat.provisioned)
+def resolve_disk(cat: Catalog, sku: str, *, file: str, field: str) -> DiskSku | ProvisionedDisk | ScaledDisk:
+    known = list(cat.disks) + list(cat.provisioned) + list(cat.scaled)
     if sku not in known:
         raise UnknownIdError("disk SKU", sku, known, file=file, field=field)
     return cat.disk(sku)

@@ -11,9 +11,10 @@ bytes. See docs/catalog.md for the file format.
 Extracts:
 
 - ``karpenter-vms.csv``: ``region,sku,price`` (USD per hour), VM sizes -> ``vms``/``price_per_hour``.
+- ``karpenter-aws-vms.csv``: the same for EC2 instance types (``us-east-1,m6i.2xlarge,0.384``).
 - ``zombiescan-disks.txt``: one line per region, ``REGION SKU PRICE ...``; tiers P1..S80 ->
   ``disks``/``price_per_month``; ``premium-v2``/``ultra`` -> ``provisioned``/``price_per_gib_month``.
-- ``infracost-units.txt``, ``plancost-units.txt``: ``section id field region quantity
+- ``infracost-units.txt``, ``infracost-aws-units.txt``, ``plancost-units.txt``: ``section id field region quantity
   monthly_cost path``; the unit price is monthly_cost / quantity.
 - ``ocvs-shares.txt``: ``REGION LEVEL PRICE``, a share level's capacity price in USD per
   GiB-hour -> ``services``/``price_per_gib_month`` (times 730 hours). Azure NetApp Files
@@ -158,6 +159,20 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
             else:
                 raise SourceError(f"{where}: unknown disk SKU {sku!r}")
             _put(table, key, meta["name"], meta["date"], region, _number(price, where), where)
+
+    path = folder / "karpenter-aws-vms.csv"
+    meta = _meta(path, "karpenter-aws", False, "EC2 instance types, Linux on-demand hourly prices per region")
+    sources.append(meta)
+    for number, line in _lines(path):
+        parts = line.split(",")
+        where = f"{path.name}:{number}"
+        if len(parts) != 3 or "." not in parts[1]:
+            raise SourceError(f"{where}: expected region,FAMILY.SIZE,price")
+        _put(table, ("vms", parts[1], "price_per_hour"), meta["name"], meta["date"], parts[0],
+             _number(parts[2], where), where)
+    sources.append(_units(table, folder / "infracost-aws-units.txt", "infracost-aws",
+                          "EBS gp2, gp3, io1, io2, st1, sc1 per GiB, provisioned IOPS and throughput "
+                          "(golden test output)"))
 
     sources.append(_units(table, folder / "infracost-units.txt", "infracost",
                           "Ultra Disk per provisioned IOPS and MB/s; Azure Files premium per GiB (golden test outputs)"))

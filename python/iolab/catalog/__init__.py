@@ -20,6 +20,7 @@ from .disk import IO_UNIT, DiskBurst, DiskSku, PerformancePlus, ProvisionedDisk
 from .loader import TOP_LEVEL, bundled_catalog, load_catalog
 from .protocol import Protocol
 from .row import HOURS_PER_MONTH, Row, Sourced
+from .scaled import ScaledDisk
 from .service import ServiceLevel
 from .vm import Vm
 
@@ -30,6 +31,7 @@ __all__ = [
     "DiskBurst",
     "PerformancePlus",
     "ProvisionedDisk",
+    "ScaledDisk",
     "ServiceLevel",
     "Protocol",
     "Defaults",

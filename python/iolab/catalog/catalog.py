@@ -14,14 +14,16 @@ from .defaults import Defaults
 from .disk import DiskSku, ProvisionedDisk
 from .protocol import Protocol
 from .row import Row
+from .scaled import ScaledDisk
 from .service import ServiceLevel
 from .vm import Vm
 
 __all__ = ["Catalog", "Entry", "SECTIONS"]
 
-Entry = Union[Vm, DiskSku, ProvisionedDisk, ServiceLevel, Protocol]
+Entry = Union[Vm, DiskSku, ProvisionedDisk, ScaledDisk, ServiceLevel, Protocol]
 SECTIONS: Mapping[str, type[Row]] = MappingProxyType({
     "vms": Vm, "disks": DiskSku, "provisioned": ProvisionedDisk, "services": ServiceLevel, "protocols": Protocol,
+    "scaled": ScaledDisk,
 })
 """The sections of a catalog file that hold rows by id, and the model of their rows."""
 
@@ -50,6 +52,8 @@ class Catalog:
     services: Mapping[str, ServiceLevel]
     protocols: Mapping[str, Protocol]
     defaults: Defaults
+    #: EBS volumes whose caps follow from their size (gp2, st1, sc1).
+    scaled: Mapping[str, ScaledDisk] = field(default_factory=lambda: MappingProxyType({}))
     #: (section, id, field) of every price that the user's own catalog files set: kept by
     #: :meth:`in_region` whatever the region.
     own_prices: frozenset[tuple[str, str, str]] = frozenset()
@@ -71,11 +75,12 @@ class Catalog:
             raise UnknownIdError("VM size", id, self.vms)
         return found
 
-    def disk(self, id: str) -> DiskSku | ProvisionedDisk:
-        """The disk SKU ``id``: a fixed size (``P30``, ``E10``, ``S4``) or ``premium-v2``/``ultra``."""
-        found = _find(self.disks, id) or _find(self.provisioned, id)
+    def disk(self, id: str) -> DiskSku | ProvisionedDisk | ScaledDisk:
+        """The disk SKU ``id``: a fixed size (``P30``, ``E10``, ``S4``), a provisioned disk
+        (``premium-v2``, ``ultra``, ``gp3``, ``io2``) or a size-scaled one (``gp2``, ``st1``)."""
+        found = _find(self.disks, id) or _find(self.provisioned, id) or _find(self.scaled, id)
         if found is None:
-            raise UnknownIdError("disk SKU", id, [*self.disks, *self.provisioned])
+            raise UnknownIdError("disk SKU", id, [*self.disks, *self.provisioned, *self.scaled])
         return found
 
     def service(self, service: str, level: str) -> ServiceLevel:
@@ -116,12 +121,13 @@ class Catalog:
         """This catalog with the VM sizes, disks and service levels of ``cloud`` alone
         (``azure``, ``gcp``, ``aws``); protocols and the defaults belong to every cloud."""
         kept = {name: MappingProxyType({k: r for k, r in getattr(self, name).items() if r.cloud == cloud})
-                for name in ("vms", "disks", "provisioned", "services")}
+                for name in ("vms", "disks", "provisioned", "services", "scaled")}
         return dataclasses.replace(self, **kept, cloud=cloud)
 
     def clouds(self) -> list[str]:
         """The clouds that rows of this catalog belong to, in the order of :data:`CLOUD_NAMES`."""
-        found = {r.cloud for name in ("vms", "disks", "provisioned", "services") for r in getattr(self, name).values()}
+        found = {r.cloud for name in ("vms", "disks", "provisioned", "services", "scaled")
+                 for r in getattr(self, name).values()}
         return [c for c in CLOUD_NAMES if c in found]
 
     def section(self, name: str) -> Mapping[str, Row]:

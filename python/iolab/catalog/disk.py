@@ -13,7 +13,7 @@ from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, P
 from ..units import GiB, TiB, format_ops, format_size
 from .row import CloudRow
 
-__all__ = ["DiskBurst", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
+__all__ = ["DiskBurst", "BandwidthKnee", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
 
 IO_UNIT = 256 * 1024
 """Azure counts an IO of up to 256 KiB as one; larger IOs count as multiples of it."""
@@ -50,6 +50,14 @@ class DiskBurst(FrozenModel):
         if self.kind == "on-demand" and self.duration is not None:
             raise ValueError("an on-demand burst has no duration")
         return self
+
+
+class BandwidthKnee(NamedTuple):
+    """Above ``bandwidth`` bytes/s, a disk's throughput rises at ``per_iops`` bytes/s per
+    IOPS (io1/io2: 500 MiB/s, then 16 KiB per IOPS above 32,000 IOPS)."""
+
+    bandwidth: PositiveRate
+    per_iops: PositiveRate
 
 
 class PerformancePlus(NamedTuple):
@@ -92,7 +100,8 @@ class DiskSku(CloudRow):
 
 
 class ProvisionedDisk(CloudRow):
-    """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or Ultra.
+    """A disk whose size, IOPS and throughput are provisioned separately: Premium SSD v2 or
+    Ultra (Azure), gp3, io1 or io2 (EBS).
 
     The rules, with their parameters from the catalog:
 
@@ -102,6 +111,10 @@ class ProvisionedDisk(CloudRow):
     - bandwidth from ``min_bandwidth`` up to ``bandwidth_per_iops`` (bytes/s per
       provisioned IOPS), never above ``max_bandwidth``.
 
+    With a ``knee`` the throughput stops at ``knee.bandwidth`` until ``knee.per_iops`` per
+    IOPS gives more (io1/io2 above 32,000 IOPS: 16 KiB per IOPS, up to ``max_bandwidth``).
+    Where ``bandwidth_provisioned`` is false (io1, io2) the throughput is not chosen: it is
+    the most the IOPS allow.
     No host caching. Latencies are unloaded latencies (assumptions: not published).
 
     ``by_size`` (Google Cloud Persistent Disk): the performance is not provisioned but follows
@@ -112,7 +125,7 @@ class ProvisionedDisk(CloudRow):
     """
 
     tier: Literal["premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced",
-                  "hyperdisk-extreme"]
+                  "hyperdisk-extreme", "gp3", "io1", "io2"]
     by_size: bool = False
     bandwidth_per_gib: PositiveRate | None = None
     min_size: PositiveSize
@@ -130,6 +143,8 @@ class ProvisionedDisk(CloudRow):
     write_latency: PositiveDuration
     io_unit: PositiveSize = IO_UNIT
     changes_per_day: PositiveInt | None = None
+    bandwidth_provisioned: bool = True
+    knee: BandwidthKnee | None = None
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_iops_month: NonNegativeFloat | None = None
     price_per_mbps_month: NonNegativeFloat | None = None
@@ -147,7 +162,7 @@ class ProvisionedDisk(CloudRow):
 
     @property
     def host_caching(self) -> bool:
-        """Always False: neither Premium SSD v2, Ultra nor a Google Cloud disk has host caching."""
+        """Always False: neither Premium SSD v2, Ultra, a Google Cloud disk nor EBS has host caching."""
         return False
 
     # ---- rules
@@ -157,7 +172,21 @@ class ProvisionedDisk(CloudRow):
         return f"{self.id} iops <= {self.iops_per_gib:g} per GiB{above}, up to {self.max_iops:,.0f}"
 
     def _rule_bandwidth(self) -> str:
-        return f"{self.id} bandwidth <= {_mbps(self.bandwidth_per_iops)} per IOPS, up to {_mbps(self.max_bandwidth)}"
+        knee = (f" ({_mbps(self.knee.bandwidth)} until {_mbps(self.knee.per_iops)} per IOPS gives more)"
+                if self.knee else "")
+        return (f"{self.id} bandwidth <= {_mbps(self.bandwidth_per_iops)} per IOPS{knee}, "
+                f"up to {_mbps(self.max_bandwidth)}")
+
+    def most_bandwidth(self, iops: float) -> float:
+        """The most bytes/s that ``iops`` provisioned IOPS allow."""
+        most = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        return min(most, max(self.knee.bandwidth, self.knee.per_iops * iops)) if self.knee else most
+
+    def iops_for(self, bandwidth: float) -> float:
+        """The fewest IOPS that allow ``bandwidth`` bytes/s (below the maximum)."""
+        if self.knee and bandwidth > self.knee.bandwidth:
+            return bandwidth / self.knee.per_iops
+        return bandwidth / self.bandwidth_per_iops
 
     def check_size(self, size: int) -> None:
         """Raise :class:`RuleViolation` unless ``size`` (bytes) is a size this disk can have."""
@@ -192,7 +221,7 @@ class ProvisionedDisk(CloudRow):
                     min(self.max_bandwidth, (self.baseline_bandwidth or 0.0) * baseline_share
                         + self.bandwidth_per_gib * gib))  # type: ignore[operator]
         iops = min(self.max_iops, max(self.baseline_iops or 0.0, self.iops_per_gib * size / GiB))
-        return iops, min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        return iops, self.most_bandwidth(iops)
 
     def _sized_caps(self, size: int, iops: float | None, bandwidth: float | None,
                     baseline_share: float) -> tuple[float, float]:
@@ -229,7 +258,12 @@ class ProvisionedDisk(CloudRow):
             hint = f"; {format_ops(iops)} needs at least {format_size(need)}" if need else ""
             raise RuleViolation(self._rule_iops(),
                                 f"{format_size(size)} allows at most {format_ops(most_iops)}{hint}")
-        most_bandwidth = min(self.max_bandwidth, self.bandwidth_per_iops * iops)
+        most_bandwidth = self.most_bandwidth(iops)
+        if not self.bandwidth_provisioned:
+            if bandwidth is not None and abs(bandwidth - most_bandwidth) > 1e-6 * most_bandwidth:
+                raise RuleViolation(f"{self.id} bandwidth follows from iops", "it is not provisioned: leave "
+                                    f"bandwidth out (these IOPS give {_mbps(most_bandwidth)})")
+            return float(iops), float(most_bandwidth)
         if bandwidth is None:
             bandwidth = self.baseline_bandwidth if self.baseline_bandwidth is not None else most_bandwidth
             bandwidth = min(bandwidth, most_bandwidth)
@@ -237,7 +271,7 @@ class ProvisionedDisk(CloudRow):
             raise RuleViolation(f"{self.id} bandwidth >= {_mbps(self.min_bandwidth)}",
                                 f"{_mbps(bandwidth)} is below the minimum")
         if bandwidth > most_bandwidth:
-            need_iops = math.ceil(bandwidth / self.bandwidth_per_iops)
+            need_iops = math.ceil(self.iops_for(bandwidth))
             hint = f"; {_mbps(bandwidth)} needs at least {need_iops:,} IOPS" if bandwidth <= self.max_bandwidth else ""
             raise RuleViolation(self._rule_bandwidth(),
                                 f"{format_ops(iops)} allows at most {_mbps(most_bandwidth)}{hint}")

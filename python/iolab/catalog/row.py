@@ -21,6 +21,7 @@ PRICE_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "disks": ("price_per_month",),
     "provisioned": ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"),
     "services": ("price_per_gib_month", "price_per_mibps_month", "price_per_iops_month"),
+    "scaled": ("price_per_gib_month",),
 })
 """The price fields of each catalog section (a VM's ``price_per_month`` may be given as
 ``price_per_hour``)."""

@@ -9,7 +9,8 @@ from typing import Any, Callable, Optional
 from rich import box
 from rich.table import Table
 
-from ..catalog import Catalog, Defaults, DiskSku, ProvisionedDisk, Protocol, ServiceLevel, Vm, load_catalog
+from ..catalog import Catalog, Defaults, DiskSku, ProvisionedDisk, Protocol, ScaledDisk, ServiceLevel, Vm, load_catalog
+from ..catalog.scaled import SmallVolumes
 from ..catalog.row import Sourced
 from ..schema import unit_of
 from ..units import GiB, MiB, format_duration, format_rate, format_size
@@ -17,9 +18,9 @@ from .catalog import Section
 from .common import console
 
 ASSUMED = "[dim]* assumption, not a published figure[/]"
-KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ServiceLevel: "service",
-        Protocol: "protocol", Defaults: "defaults"}
-SECTION = {Vm: "vms", DiskSku: "disks", ProvisionedDisk: "provisioned", ServiceLevel: "services"}
+KIND = {Vm: "vm", DiskSku: "disk", ProvisionedDisk: "provisioned-disk", ScaledDisk: "scaled-disk",
+        ServiceLevel: "service", Protocol: "protocol", Defaults: "defaults"}
+SECTION = {Vm: "vms", DiskSku: "disks", ProvisionedDisk: "provisioned", ScaledDisk: "scaled", ServiceLevel: "services"}
 PRICE_WORDS = {"missing": "missing", "unpublished": "no price"}
 
 
@@ -54,8 +55,10 @@ def entry_json(row: Sourced, cat: Catalog | None = None) -> dict[str, Any]:
     if isinstance(row, DiskSku):
         pp = data.get("performance_plus")
         data["performance_plus"] = {"iops": pp[0], "bandwidth": pp[1]} if pp else None
+    if isinstance(row, ScaledDisk) and row.small is not None:
+        data["small"] = {"size": row.small.size, "bandwidth": row.small.bandwidth}
     doc.update(data)
-    if isinstance(row, (DiskSku, ProvisionedDisk)):
+    if isinstance(row, (DiskSku, ProvisionedDisk, ScaledDisk)):
         doc["host_caching"] = row.host_caching
     if cat is not None and cat.region and type(row) in SECTION:
         statuses = {f: _status(cat, row, f) for f in type(row).model_fields if f.startswith("price_per_")}
@@ -90,6 +93,8 @@ def _plain(model: type, field: str, v: Any, *, binary: bool = False) -> str:
         if field == "rates_per_hour":
             return ", ".join(f"{k} ${x:g}/hour" for k, x in v.items())
         return ", ".join(f"{k} {format_duration(x)}" for k, x in v.items())
+    if isinstance(v, SmallVolumes):
+        return f"{format_rate(v.bandwidth, binary=True)} up to {format_size(v.size)}"
     unit = unit_of(model, field)
     if unit == "rate":
         if field == "network_bandwidth":
@@ -187,8 +192,29 @@ def _provisioned_price_table(rows: list[ProvisionedDisk], cat: Catalog) -> Table
     t = _table("Provisioned disk prices (monthly; IOPS and MB/s above the free baseline)",
                ["id", "$ per GiB", "$ per IOPS", "$ per MB/s"], caption=_price_caption(cat))
     for d in rows:
-        t.add_row(d.id, _money(d, "price_per_gib_month", cat), _money(d, "price_per_iops_month", cat),
-                  _money(d, "price_per_mbps_month", cat))
+        per_mbps = _money(d, "price_per_mbps_month", cat) if d.bandwidth_provisioned else "from IOPS"
+        t.add_row(d.id, _money(d, "price_per_gib_month", cat), _money(d, "price_per_iops_month", cat), per_mbps)
+    return t
+
+
+def _scaled_table(rows: list[ScaledDisk], cat: Catalog) -> Table:
+    t = _table("Size-scaled volumes (caps from the size; MiB/s)", caption=_price_caption(cat), columns=
+               ["id", "size", "IOPS", "per GiB", "MiB/s", "per TiB", "burst", "IO unit", "latency\nms",
+                "$/GiB\nmonth"])
+    for d in rows:
+        burst = []
+        if d.burst_iops:
+            burst.append(f"{_num(d.burst_iops)} IOPS on {_num(d.credit_ops)} credits")
+        if d.burst_bandwidth_per_tib:
+            burst.append(f"{_num(d.burst_bandwidth_per_tib, MiB)} MiB/s per TiB on "
+                         f"{format_size(d.credit_bytes_per_tib or 0)} per TiB")
+        iops = f"{_num(d.min_iops)} to {_num(d.max_iops)}" if d.min_iops else _num(d.max_iops)
+        mibs = _plain(ScaledDisk, "small", d.small) + f", {_num(d.max_bandwidth, MiB)}" if d.small else \
+            f"at most {_num(d.max_bandwidth, MiB)}"
+        t.add_row(d.id, f"{format_size(d.min_size)} to {format_size(d.max_size)}", iops, _cell(d, "iops_per_gib"),
+                  mibs, _cell(d, "bandwidth_per_tib", MiB), "; ".join(burst) or "–", format_size(d.io_unit),
+                  f"{_cell(d, 'read_latency', 1e-3)} / {_cell(d, 'write_latency', 1e-3)}",
+                  _money(d, "price_per_gib_month", cat))
     return t
 
 
@@ -219,9 +245,10 @@ def _protocol_table(rows: list[Protocol]) -> Table:
 def _tables(cat: Catalog, section: Section) -> list[Table]:
     makers: dict[Section, Callable[[], list[Table]]] = {
         Section.vms: lambda: [_vm_table(list(cat.vms.values()), cat)],
-        Section.disks: lambda: [_disk_table(list(cat.disks.values()), cat),
+        Section.disks: lambda: [*([_disk_table(list(cat.disks.values()), cat)] if cat.disks else []),
                                 _provisioned_table(list(cat.provisioned.values())),
-                                _provisioned_price_table(list(cat.provisioned.values()), cat)],
+                                _provisioned_price_table(list(cat.provisioned.values()), cat),
+                                *([_scaled_table(list(cat.scaled.values()), cat)] if cat.scaled else [])],
         Section.services: lambda: [_service_table(list(cat.services.values()), cat)],
         Section.protocols: lambda: [_protocol_table(list(cat.protocols.values()))],
     }
@@ -230,7 +257,7 @@ def _tables(cat: Catalog, section: Section) -> list[Table]:
 
 def _rows(cat: Catalog, section: Section) -> list[Sourced]:
     if section is Section.disks:
-        return [*cat.disks.values(), *cat.provisioned.values()]
+        return [*cat.disks.values(), *cat.provisioned.values(), *cat.scaled.values()]
     return list(cat.section(section.value).values())
 
 

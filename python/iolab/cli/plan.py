@@ -23,8 +23,8 @@ from .pricing import PRICING_OPTION, PricingModel
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 
 TOP_OPTION = typer.Option(5, "--top", min=1, max=100, help="How many configurations to rank.")
-REGION_OPTION = typer.Option(None, "--region", help="The region whose prices to use: an Azure region (eastus) or a "
-                             "Google Cloud one (us-central1); its cloud's parts alone are searched. Default: eastus, "
+REGION_OPTION = typer.Option(None, "--region", help="The region whose prices to use: an Azure region (eastus), a "
+                             "Google Cloud one (us-central1) or an AWS one (us-east-1); its cloud's parts alone are searched. Default: eastus, "
                              "or the default region of the cloud the requirements' parts name.", metavar="REGION")
 CHECK_TOP_OPTION = typer.Option(10, "--check-top", min=1, max=1000,
                                 help="With latency percentiles required: how many of the cheapest candidates "

@@ -17,6 +17,15 @@ Rules (docs/model.md; sources in the catalog rows):
   disks of one type gets 1/n of it.
 - Striping (RAID-0, stripe size s): an IO of b bytes touches ``ceil(b / s)`` members (one more
   when it is not aligned to the stripe), each carrying an equal part of it.
+
+Amazon EBS volumes on an EC2 instance take the same structure: the instance's EBS-optimized
+baseline is its uncached cap, its 30-minute maximum the burst of that cap (a bucket of 30
+minutes above the baseline); gp2's I/O credits and st1/sc1's throughput credits are the
+volume cap's burst bucket (full at the start, filling at the baseline). EBS counts an IO of
+up to ``io_unit`` (256 KiB SSD, 1 MiB HDD) as one and merges physically sequential smaller
+IOs up to it: a sequential job's IO of ``p`` bytes per volume reaches the volume's cap as one
+merged IO of ``io_unit`` bytes for every ``io_unit / p`` IOs (the share ``p / io_unit`` of its
+IOs carries the merged IO; the others only see the volume's latency).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..catalog import DiskSku, ProvisionedDisk
+from ..catalog import DiskSku, ProvisionedDisk, ScaledDisk
 from ..errors import RuleViolation
 from ..network import Burst, Cap, Class, Delay, Fork, Step, Visit
 from ..scenario import DiskGroup, DiskVolume, Scenario, ScenarioJob, resolve_disk
@@ -33,6 +42,9 @@ from .builder import Builder, directions, working_set
 from .vm import ClientVm
 
 IO_UNIT = 256 * 1024
+EBS_TIERS = frozenset({"gp2", "gp3", "io1", "io2", "st1", "sc1"})
+"""Disk tiers that merge physically sequential IOs up to their IO unit (Amazon EBS)."""
+SEQUENTIAL = frozenset({"read", "write", "rw"})
 
 
 @dataclass(frozen=True)
@@ -43,9 +55,25 @@ class Member:
     size: int
     read_latency: float
     write_latency: float
+    merges: bool = False
 
 
-def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk, baseline_share: float = 1.0) -> tuple[Cap, int]:
+def _scaled_cap(g: DiskGroup, sku: ScaledDisk) -> tuple[Cap, int]:
+    """An EBS gp2/st1/sc1 volume's cap: its caps from its size, its credit bucket as a burst."""
+    size = g.size or sku.min_size
+    c = sku.caps(size)
+    burst = None
+    if c.credit_ops or c.credit_bytes:
+        burst = Burst(ops_per_s=c.burst_iops if c.credit_ops else None,
+                      bytes_per_s=c.burst_bandwidth if c.credit_bytes else None,
+                      credit_ops=c.credit_ops, credit_bytes=c.credit_bytes)
+    return Cap(c.iops, c.bandwidth, sku.io_unit, burst), size
+
+
+def _member_cap(g: DiskGroup, sku: DiskSku | ProvisionedDisk | ScaledDisk,
+                baseline_share: float = 1.0) -> tuple[Cap, int]:
+    if isinstance(sku, ScaledDisk):
+        return _scaled_cap(g, sku)
     if isinstance(sku, ProvisionedDisk):
         size = g.size or sku.min_size
         iops, bw = sku.caps(size, g.iops, g.bandwidth, baseline_share)
@@ -81,7 +109,7 @@ def members(s: Scenario, name: str, vol: DiskVolume, prefix: str) -> list[Member
         shown = f"{g.sku} performance plus" if g.performance_plus else g.sku
         for _ in range(g.count):
             n += 1
-            out.append(Member(f"{prefix}{name}: {shown} #{n}", sku.id, cap, size, rl, wl))
+            out.append(Member(f"{prefix}{name}: {shown} #{n}", sku.id, cap, size, rl, wl, sku.tier in EBS_TIERS))
     return out
 
 
@@ -90,6 +118,19 @@ def _same_sku(s: Scenario, sku: str) -> int:
     per VM, so each gets this share of it."""
     return max(1, sum(g.count for v in s.volumes.values() if isinstance(v, DiskVolume) for g in v.disks
                       if g.sku.casefold() == sku.casefold()))
+
+
+def _merged_share(ms: list[Member], fio, nbytes: int, stripe_size: int) -> tuple[float, int] | None:
+    """(share of a sequential job's IOs that carry a merged IO, the merged IO's bytes per
+    volume) where the volumes merge sequential IO (EBS) and each IO's part is below the IO
+    unit; None otherwise (random IO, larger IOs, other disks)."""
+    if fio.rw not in SEQUENTIAL or not all(m.merges for m in ms):
+        return None
+    unit = min(m.cap.io_unit or IO_UNIT for m in ms)
+    part = math.ceil(nbytes / touched(nbytes, stripe_size, len(ms)))
+    if part >= unit:
+        return None
+    return part / unit, unit
 
 
 def touched(nbytes: int, stripe: int, n: int) -> int:
@@ -131,9 +172,9 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: DiskVolume, jobs: li
             b.note(f"{name}: the host cache starts cold; predict gives the warm steady state, "
                    "simulate shows the warm-up")
 
-    def stripe(nbytes: int) -> tuple[Step, ...]:
+    def stripe(nbytes: int, carry: int | None = None) -> tuple[Step, ...]:
         m = touched(nbytes, vol.stripe_size, len(ms))
-        part = math.ceil(nbytes / m)
+        part = carry or math.ceil(nbytes / m)
         if len(ms) == 1:
             return (Visit(caps[0], part),)
         return (Fork(tuple((Visit(c, part),) for c in caps), choose=m, pick="random"),)
@@ -156,6 +197,15 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: DiskVolume, jobs: li
             disk_lat = ms[0].read_latency if direction == "read" else ms[0].write_latency
             disk_lat = max((m.read_latency if direction == "read" else m.write_latency) for m in ms) or disk_lat
             to_disk = stripe(nbytes) + (Visit(disk_delay, nbytes),)
+            merged = _merged_share(ms, fio, nbytes, vol.stripe_size)
+            if caching == "none" and merged is not None:
+                share, unit = merged
+                carried = stripe(nbytes, unit) + (Visit(disk_delay, nbytes),)
+                route = b.unloaded(uncached(nbytes) + carried, disk_delay, disk_lat)
+                b.add_class(Class("", job, direction, mix * share, nbytes, route))
+                rest = b.unloaded(uncached(nbytes) + (Visit(disk_delay, nbytes),), disk_delay, disk_lat)
+                b.add_class(Class("", job, direction, mix * (1 - share), nbytes, rest))
+                continue
             if caching == "none":
                 route = b.unloaded(uncached(nbytes, direction) + to_disk, disk_delay, disk_lat)
                 b.add_class(Class("", job, direction, mix, nbytes, route))

@@ -2,8 +2,9 @@
 
 - A VM: ``price_per_month``.
 - A fixed-size disk (P30, E10, S4): ``price_per_month``, billed at its tier's size.
-- Premium SSD v2 and Ultra: per GiB-month of size, plus per IOPS-month and per MB/s-month of
-  what is provisioned above the free baseline (Premium SSD v2: 3,000 IOPS and 125 MB/s).
+- Premium SSD v2, Ultra, gp3, io1, io2: per GiB-month of size, plus per IOPS-month and per
+  MB/s-month of what is provisioned above the free baseline (Premium SSD v2 and gp3: 3,000
+  IOPS and 125 MB/s or MiB/s); io1/io2 bill no throughput (it follows from the IOPS).
 - A share: per GiB-month of the billed capacity (the capacity pool where the service has
   pools: at least the pool minimum), plus, for a level whose throughput is provisioned apart
   (ANF Flexible), per MiB/s-month (``price_per_mibps_month``) of the throughput above the
@@ -49,12 +50,18 @@ def provisioned_price(sku: ProvisionedDisk, size: int, iops: float, bandwidth: f
     return None if parts is None else sum(parts)
 
 
+def _paid_bandwidth(sku: ProvisionedDisk, bandwidth: float) -> float:
+    """The throughput (bytes/s) a provisioned disk bills: what is above its free baseline, and
+    nothing where throughput follows from the IOPS (io1, io2)."""
+    return max(0.0, bandwidth - (sku.baseline_bandwidth or 0.0)) if sku.bandwidth_provisioned else 0.0
+
+
 def provisioned_parts(sku: ProvisionedDisk, size: int, iops: float, bandwidth: float) -> tuple[float, float] | None:
     """A provisioned disk's monthly price as (capacity, IOPS and throughput); None when a
     needed price is missing."""
     parts = [(math.ceil(size / GiB), sku.price_per_gib_month),
              (max(0.0, iops - (sku.baseline_iops or 0.0)), sku.price_per_iops_month),
-             (max(0.0, bandwidth - (sku.baseline_bandwidth or 0.0)) / MBPS, sku.price_per_mbps_month)]
+             (_paid_bandwidth(sku, bandwidth) / MBPS, sku.price_per_mbps_month)]
     money = []
     for quantity, price in parts:
         if quantity <= 0:
@@ -75,7 +82,8 @@ def provisioned_prices(skus: list[ProvisionedDisk], which: np.ndarray, size: np.
 
     quantities = [(np.ceil(size / GiB), col(lambda k: k.price_per_gib_month)),
                   (np.maximum(0.0, iops - col(lambda k: k.baseline_iops or 0.0)), col(lambda k: k.price_per_iops_month)),
-                  (np.maximum(0.0, bandwidth - col(lambda k: k.baseline_bandwidth or 0.0)) / MBPS,
+                  (np.maximum(0.0, bandwidth - col(lambda k: k.baseline_bandwidth or 0.0))
+                   * col(lambda k: 1.0 if k.bandwidth_provisioned else 0.0) / MBPS,
                    col(lambda k: k.price_per_mbps_month))]
     money = [np.where(q <= 0, 0.0, q * p) for q, p in quantities]
     return money[0] + (money[1] + money[2])

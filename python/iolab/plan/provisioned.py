@@ -88,13 +88,16 @@ class _Solver:
         self.max_size = col(lambda k: k.max_size)
         self.max_iops = col(lambda k: k.max_iops)
         self.max_bandwidth = col(lambda k: k.max_bandwidth)
+        self.fixed_b = col(lambda k: 0.0 if k.bandwidth_provisioned else 1.0) > 0  # io1/io2: from the IOPS
+        self.knee_b = col(lambda k: k.knee.bandwidth if k.knee else None, np.inf)  # io1/io2 above 32,000 IOPS
+        self.knee_per = col(lambda k: k.knee.per_iops if k.knee else None, 1.0)
         self.limits = Limits.of(req)
         # The response path's VM figures do not depend on what the disks are provisioned with.
         self.vm_path = (q * self.d_u).sum(axis=1)
 
     _PER_ROW = ("v", "n", "m", "part", "ops", "d_u", "lat", "i1", "b1", "cap_per_disk", "floor_i", "floor_b",
                 "per_iops", "has_base", "base_i", "base_b", "iops_per_gib", "min_size", "size_step", "max_size",
-                "max_iops", "max_bandwidth", "vm_path")
+                "max_iops", "max_bandwidth", "fixed_b", "knee_b", "knee_per", "vm_path")
 
     def take(self, which: np.ndarray) -> "_Solver":
         """The same solver over the rows ``which`` only (every figure is row by row)."""
@@ -105,8 +108,22 @@ class _Solver:
 
     def provision(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         b = np.maximum(s * self.b1, self.floor_b)
-        i = np.maximum(np.maximum(s * self.i1, self.floor_i), b / self.per_iops)
-        return i, b
+        i = np.maximum(np.maximum(s * self.i1, self.floor_i), self.iops_for(b))
+        return i, self.follow(i, b)
+
+    def iops_for(self, b: np.ndarray) -> np.ndarray:
+        """The fewest IOPS that allow ``b`` bytes/s (:meth:`ProvisionedDisk.iops_for`, row by row)."""
+        return np.where(b > self.knee_b, b / self.knee_per, b / self.per_iops)
+
+    def most_bandwidth(self, i: np.ndarray) -> np.ndarray:
+        """The most bytes/s ``i`` IOPS allow (:meth:`ProvisionedDisk.most_bandwidth`, row by row)."""
+        most = np.minimum(self.per_iops * i, self.max_bandwidth)
+        return np.minimum(most, np.maximum(self.knee_b, self.knee_per * i))
+
+    def follow(self, i: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The throughput of rows whose throughput follows from their IOPS (io1, io2): the
+        most those IOPS give; others keep ``b``."""
+        return np.where(self.fixed_b, self.most_bandwidth(i), b)
 
     def size(self, i: np.ndarray) -> np.ndarray:
         for_iops = np.where(self.has_base & (i <= self.base_i), 0.0, np.ceil(i / self.iops_per_gib) * GiB)
@@ -175,8 +192,10 @@ class _Solver:
         if len(search):
             s[search] = self._solve(search, most)
         i, b = self.provision(s)
-        b = np.minimum(np.ceil(b / MBPS - 1e-9) * MBPS, self.max_bandwidth)
-        i = np.minimum(np.ceil(np.maximum(i, b / self.per_iops) - 1e-9), self.max_iops)
+        # whole MB/s, except the free baseline kept as it is (gp3's 125 MiB/s is 131.07 MB/s)
+        b = np.where(b <= self.floor_b * (1 + 1e-9), b, np.minimum(np.ceil(b / MBPS - 1e-9) * MBPS, self.max_bandwidth))
+        i = np.minimum(np.ceil(np.maximum(i, self.iops_for(b)) - 1e-9), self.max_iops)
+        b = self.follow(i, b)
         size = np.minimum(self.size(i), self.max_size)
         util, latency = self.evaluate(i, b)
         req = self.req

@@ -486,7 +486,7 @@ def _cloud(search: Search | None, catalog: Catalog, file: str, pool: PoolRequest
                   for r in list(catalog.services.values()) if r.service == pool.service][:1]
     if search is not None:
         lists = (("vms", search.vms, catalog.vms, "VM size"),
-                 ("skus", search.skus, {**catalog.disks, **catalog.provisioned}, "disk"),
+                 ("skus", search.skus, {**catalog.disks, **catalog.provisioned, **catalog.scaled}, "disk"),
                  ("services", search.services, {r.service: r for r in catalog.services.values()}, "service"),
                  ("levels", search.levels, {r.id: r for r in catalog.services.values()}, "service level"))
         for key, patterns, rows, what in lists:

@@ -1,0 +1,218 @@
+"""Amazon EC2 and EBS: the published figures of the EBS pages, reproduced by predict.
+
+Sources (awsdocs/amazon-ec2-user-guide at e3707c43): ebs-optimized.md (instance limits),
+general-purpose.md (gp2, gp3), provisioned-iops.md (io1, io2, Block Express), hdd-vols.md
+(st1, sc1), ebs-io-characteristics.md (IO accounting). Tolerance: 1 % on rates and durations
+(the analytic engine is exact on throttles; the 1 % allows rounding of the pages' figures).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from iolab.catalog import bundled_catalog
+from iolab.errors import RuleViolation
+from iolab.units import GiB, MiB, TiB
+
+ROOT = Path(__file__).resolve().parents[1]
+REL = 0.01
+
+
+def iolab(*args: str | Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "iolab", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+
+
+def json_of(*args: str | Path) -> dict:
+    r = iolab(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def predict(scenario: str, tmp_path: Path) -> dict:
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario)
+    return json_of("predict", path)
+
+
+def scenario(vm: str, disk: str, job: str) -> str:
+    return (f"version: 1\nclients: {{vm: {vm}}}\nvolumes:\n  data:\n    disks:\n      - {disk}\n"
+            f"jobs:\n  - {{name: j, {job}, ioengine: libaio, direct: 1, size: 100g}}\n")
+
+
+def test_instance_baseline_binds_below_its_volume(tmp_path):
+    # m6i.xlarge: 6,000 IOPS baseline (16 KiB), 40,000 for 30 minutes a day; the gp3 volume
+    # takes 10,000: the instance binds at 6,000 sustained, the volume at 10,000 in the burst.
+    out = predict((ROOT / "examples" / "aws-baseline-binds.yaml").read_text(), tmp_path)
+    assert out["iops"] == pytest.approx(6000, rel=REL)
+    assert out["bottleneck"]["resource"] == "m6i.xlarge uncached"
+    assert out["burst"]["iops"] == pytest.approx(10000, rel=REL)
+
+
+@pytest.mark.parametrize("size, baseline, seconds", [(100, 300, 2000), (334, 1002, 2703), (750, 2250, 7200)])
+def test_gp2_burst_duration_from_its_bucket(tmp_path, size, baseline, seconds):
+    # general-purpose.md's table: burst duration at 3,000 IOPS from 5.4 million credits.
+    out = predict(scenario("m6i.4xlarge", f"{{sku: gp2, size: {size}GiB}}", "rw: randwrite, bs: 8k, iodepth: 64"),
+                  tmp_path)
+    assert out["iops"] == pytest.approx(baseline, rel=REL)
+    assert out["burst"]["iops"] == pytest.approx(3000, rel=REL)
+    assert out["burst"]["duration"] == pytest.approx(seconds, rel=REL)
+
+
+def test_gp2_of_a_terabyte_does_not_burst(tmp_path):
+    out = predict(scenario("m6i.4xlarge", "{sku: gp2, size: 1000GiB}", "rw: randread, bs: 8k, iodepth: 64"), tmp_path)
+    assert out["iops"] == pytest.approx(3000, rel=REL)
+    assert not out["burst"] or out["burst"]["iops"] == pytest.approx(3000, rel=REL)
+
+
+@pytest.mark.parametrize("sku, iops, bs, mib_s", [
+    ("io2", 2000, "256k", 500),        # peak throughput reached at 2,000 IOPS with 256 KiB IO
+    ("io2", 32000, "16k", 500),        # 32,000 IOPS x 16 KiB = 500 MiB/s
+    ("io2", 32000, "8k", 250),         # IOPS-bound: 32,000 x 8 KiB
+    ("io2", 48000, "256k", 750),       # above 32,000 IOPS: 16 KiB per IOPS (the page's 48,000 -> 750 MiB/s)
+    ("io2-bx", 16000, "256k", 4000),   # Block Express: 0.256 MiB/s per IOPS, 4,000 MiB/s at 16,000 IOPS
+])
+def test_io2_throughput_at_an_io_size(tmp_path, sku, iops, bs, mib_s):
+    out = predict(scenario("r5b.24xlarge", f"{{sku: {sku}, size: 1TiB, iops: {iops}}}",
+                           f"rw: randread, bs: {bs}, iodepth: 256"), tmp_path)
+    assert out["bandwidth"] == pytest.approx(mib_s * MiB, rel=REL)
+
+
+def test_io1_reaches_its_maximum_throughput_at_64000_iops():
+    io1 = bundled_catalog().disk("io1")
+    assert io1.caps(1280 * GiB, 64000) == (64000.0, 1000 * MiB)
+    assert io1.caps(1280 * GiB, 32000) == (32000.0, 500 * MiB)
+    with pytest.raises(RuleViolation, match="64,000 IOPS needs at least 1.25 TiB"):
+        io1.caps(1000 * GiB, 64000)
+
+
+def test_st1_bursts_for_large_sequential_io(tmp_path):
+    # hdd-vols.md: a 1 TiB st1 bursts to 250 MiB/s, fills at 40 MiB/s and holds 1 TiB of credits.
+    out = predict(scenario("m6i.8xlarge", "{sku: st1, size: 1TiB}", "rw: read, bs: 1m, iodepth: 8"), tmp_path)
+    assert out["bandwidth"] == pytest.approx(40 * MiB, rel=REL)
+    assert out["burst"]["bandwidth"] == pytest.approx(250 * MiB, rel=REL)
+    assert out["burst"]["duration"] == pytest.approx(TiB / (210 * MiB), rel=REL)
+
+
+def test_st1_merges_sequential_io_but_counts_random_io(tmp_path):
+    # ebs-io-characteristics.md: sequential 128 KiB IOs merge into 1 MiB ones (the throughput
+    # binds); random ones count one each against 500 IOPS (62.5 MiB/s at 128 KiB).
+    seq = predict(scenario("m6i.8xlarge", "{sku: st1, size: 2TiB}", "rw: read, bs: 128k, iodepth: 32"), tmp_path)
+    rnd = predict(scenario("m6i.8xlarge", "{sku: st1, size: 2TiB}", "rw: randread, bs: 128k, iodepth: 32"), tmp_path)
+    assert seq["burst"]["bandwidth"] == pytest.approx(500 * MiB, rel=REL)
+    assert seq["bandwidth"] == pytest.approx(80 * MiB, rel=REL)
+    assert rnd["bandwidth"] == pytest.approx(500 * 128 * 1024, rel=REL)
+
+
+def test_gp3_provisioning_at_its_ratio_limits():
+    gp3 = bundled_catalog().disk("gp3")
+    # 500 IOPS per GiB: 16,000 IOPS from 32 GiB; 0.25 MiB/s per IOPS: 1,000 MiB/s from 4,000 IOPS.
+    assert gp3.caps(32 * GiB, 16000) == (16000.0, 125 * MiB)
+    assert gp3.caps(8 * GiB, 4000, 1000 * MiB) == (4000.0, 1000 * MiB)
+    with pytest.raises(RuleViolation, match="gp3 iops <= 500 per GiB"):
+        gp3.caps(31 * GiB, 16000)
+    with pytest.raises(RuleViolation, match="needs at least 3,996 IOPS"):
+        gp3.caps(31 * GiB, 3000, 999 * MiB)
+    with pytest.raises(RuleViolation, match="allows at most"):
+        gp3.caps(100 * GiB, 3999, 1000 * MiB)
+
+
+def test_io2_throughput_is_not_provisioned(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("m6i.4xlarge", "{sku: io2, size: 100GiB, iops: 5000, bandwidth: 300MiB/s}",
+                             "rw: randread, bs: 16k, iodepth: 8"))
+    r = iolab("predict", path)
+    assert r.returncode == 2
+    assert "volumes.data.disks[0]" in r.stderr and "io2 bandwidth follows from iops" in r.stderr
+
+
+def test_gp2_needs_its_size(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("m6i.4xlarge", "{sku: gp2}", "rw: randread, bs: 16k, iodepth: 8"))
+    r = iolab("predict", path)
+    assert r.returncode == 2
+    assert "volumes.data.disks[0].size" in r.stderr and "gp2" in r.stderr
+
+
+def plan(path: Path) -> dict:
+    return json_of("plan", path, "--region", "us-east-1")
+
+
+def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
+    """The README's OLTP requirement (16,000 IOPS of 8 KiB, 70 % reads, 5 ms, 2 TiB) on AWS.
+
+    By hand (us-east-1 prices of the catalog): the instance must carry 16,000 IOPS at most 80 %
+    busy, so its EBS baseline must be at least 20,000 IOPS (a 30-minute burst does not count
+    for a sustained requirement): m6a.4xlarge is the cheapest such type among those searched,
+    0.6912 $/h x 730 = $504.58. gp3: eight 256 GiB volumes give the 2 TiB and 8 x 3,000 free
+    IOPS = 24,000 (67 % busy), 2,048 GiB x $0.08 = $163.84, nothing provisioned above the free
+    baseline: $668.42 a month. io2 for the same: 2,048 GiB x $0.125 = $256 plus 20,000 IOPS
+    (16,000 at most 80 % busy) x $0.065 = $1,300: $2,060.58. gp3 wins because its 3,000 IOPS
+    per volume are free and eight volumes already carry the load; io2 bills every IOPS."""
+    out = plan(ROOT / "examples" / "aws-oltp-requirements.yaml")
+    best = out["candidates"][0]
+    assert best["config"]["vm"] == "m6a.4xlarge"
+    assert {d["sku"] for d in best["config"]["disks"]} == {"gp3"}
+    assert sum(d["count"] * d["size"] for d in best["config"]["disks"]) >= 2 * TiB
+    assert best["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.08, abs=0.5)
+    assert best["prediction"]["iops"] >= 16000 and best["prediction"]["latency"]["mean"] <= 0.005
+    only_io2 = tmp_path / "io2.yaml"
+    only_io2.write_text((ROOT / "examples" / "aws-oltp-requirements.yaml").read_text()
+                        .replace("skus: [gp3, io2]", "skus: [io2]"))
+    io2 = plan(only_io2)["candidates"][0]
+    assert io2["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.125 + 20000 * 0.065, abs=1.0)
+    assert io2["monthly_cost"] > 3 * best["monthly_cost"]
+
+
+def simulate(path: Path, *args: str) -> dict:
+    return json_of("simulate", path, *args)
+
+
+def assert_burst_then_baseline(series: list[dict], key: str, burst: float, baseline: float, ends: float,
+                               step: float) -> None:
+    """Every point of ``series`` up to ``ends`` seconds at ``burst``, every one from a step after at ``baseline``."""
+    during = [p[key] for p in series if p["t"] <= ends]
+    after = [p[key] for p in series if p["t"] > ends + step]
+    assert len(during) == round(ends / step) and all(x == pytest.approx(burst, rel=REL) for x in during)
+    assert after and all(x == pytest.approx(baseline, rel=REL) for x in after)
+
+
+def test_simulate_an_instances_30_minute_burst():
+    # m6i.large: 1,250 MB/s for 30 minutes from a full bucket, then its 81.25 MB/s baseline.
+    out = simulate(ROOT / "examples" / "aws-instance-burst.yaml", "--duration", "40m", "--interval", "1m")
+    assert_burst_then_baseline(out["series"], "bandwidth", 1250e6, 81.25e6, 1800, 60)
+
+
+def test_simulate_a_gp2_volume_running_out_of_credits():
+    # 100 GiB gp2: 3,000 IOPS for 2,000 s from 5.4 million credits, then its 300 IOPS baseline.
+    out = simulate(ROOT / "examples" / "aws-gp2-burst.yaml", "--duration", "2500s", "--interval", "100s")
+    assert_burst_then_baseline(out["series"], "iops", 3000, 300, 2000, 100)
+    assert out["iops"] == pytest.approx((2000 * 3000 + 500 * 300) / 2500, rel=REL)
+
+
+def test_aws_and_azure_parts_are_not_mixed(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("m6i.xlarge", "{sku: P30}", "rw: randread, bs: 8k, iodepth: 8"))
+    r = iolab("predict", path)
+    assert r.returncode == 2
+    assert "m6i.xlarge is an AWS (aws) VM size" in r.stderr and "P30 is an Azure (azure) disk" in r.stderr
+
+
+def test_aws_plan_takes_its_default_region_and_refuses_an_azure_one():
+    assert json_of("plan", "examples/aws-oltp-requirements.yaml")["region"] == "us-east-1"
+    r = iolab("plan", "examples/aws-oltp-requirements.yaml", "--region", "eastus")
+    assert r.returncode == 2 and "us-east-1" in r.stderr
+
+
+def test_catalog_lists_aws_rows_only_with_cloud_aws():
+    rows = json_of("catalog", "list", "vms", "--cloud", "aws")
+    assert len(rows) >= 500 and all(row["cloud"] == "aws" for row in rows)
+    m6i = next(row for row in rows if row["id"] == "m6i.2xlarge")
+    # ebs-optimized.md: 2,500 / 10,000 Mbit/s, 312.5 / 1,250 MB/s, 12,000 / 40,000 IOPS
+    assert (m6i["uncached_iops"], m6i["uncached_bandwidth"]) == (12000, 312.5e6)
+    assert (m6i["burst_iops"], m6i["burst_bandwidth"], m6i["burst_kind"]) == (40000, 1250e6, "credit")
+    assert m6i["price_per_month"] == pytest.approx(0.384 * 730)
