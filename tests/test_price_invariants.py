@@ -80,7 +80,8 @@ def test_committed_table_is_what_the_script_makes_of_the_extracts(tmp_path):
 def _planted(tmp_path, vms: str, second: str, disks: str = "eastus P10 19.71 P20 73.22 P30 135.17\n"):
     folder = tmp_path / "sources"
     folder.mkdir(parents=True)
-    for name in ("infracost-units.txt", "plancost-units.txt", "ocvs-shares.txt"):
+    for name in ("infracost-units.txt", "plancost-units.txt", "ocvs-shares.txt", "karpenter-aws-vms.csv",
+                 "infracost-aws-units.txt"):
         shutil.copy(SOURCES / name, folder / name)
     head = "# repository: test/planted\n# commit: 0\n# date: 2026-01-01\n"
     (folder / "karpenter-vms.csv").write_text(head + vms)

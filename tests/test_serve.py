@@ -246,7 +246,7 @@ def test_warnings_come_from_the_text_sent_not_a_file_of_that_name(served, iolab,
     assert [w["field"] for w in cli["warnings"]] == ["volumes.data.disks[0].latency"]
     got = post(served, "/api/predict", text, name="not-on-disk.yaml").json()
     assert got["warnings"] == [{**w, "file": "not-on-disk.yaml"} for w in cli["warnings"]]
-    plan = post(served, "/api/plan", "version: 1\njobs: [{rw: randread, bs: 4k}]\nrequire: {iops: 1000, latency: 2}\n"
+    plan = post(served, "/api/plan", "version: 1\njobs: [{rw: randread, bs: 4k}]\nrequire: {iops: 1000, latency: 2, capacity: 100GiB}\n"
                 "search: {kind: disks, vms: [Standard_D2s_v5], skus: [P10]}\n", name="req.yaml").json()
     assert [w["field"] for w in plan["warnings"]] == ["require.latency"]
     scenario = post(served, "/api/plan", text, name="s.yaml")

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .network import Network
     from .prediction import Prediction
     from .sim import Simulation
 
-__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "rate_bound", "rate_words",
+__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "rate_bound", "rate_words", "explain", "reach_text",
            "think_words"]
 
 #: why a bottleneck was chosen: a cap at least 90 % busy, a full slot limit, fio's rate
@@ -89,19 +89,19 @@ class Bottleneck:
         if self.why == "rate":
             words = rate_words(list(self.rate)) if self.rate else \
                 "the rate limit (fio's rate_iops or rate) holds it, not the storage"
-            return f"{_cap(words)} (busiest resource {self.utilization:.0%})."
+            return f"{_cap(words)} (busiest resource {_pct(self.utilization)})."
         if self.why == "thinktime":
             words = self.thinking or "the jobs' thinktime (fio's stall between IOs) holds it, not the storage"
-            return f"{_cap(words)} (busiest resource {self.utilization:.0%}){tail}."
+            return f"{_cap(words)} (busiest resource {_pct(self.utilization)}){tail}."
         if self.why == "concurrency":
-            busiest = f"{self.busiest}, {self.utilization:.0%}" if self.busiest else "no caps"
+            busiest = f"{self.busiest}, {_pct(self.utilization)}" if self.busiest else "no caps"
             held = f" ({self.outstanding:,.4g})" if self.outstanding else ""
             return (f"Nothing is saturated (busiest resource: {busiest}): the workload keeps too few IOs in flight"
                     f"{held} to fill any limit{tail}.")
         if self.why == "slots":
             words = KIND_WORDS.get(self.kind, self.kind) if self.kind in ("session", "connection") else "slots limit"
             if self.utilization <= 1.0:  # the simulator's share of the time every slot was in use
-                return (f"{_cap(words)} it: every slot of {self.resource} was in use {self.utilization:.0%} of the "
+                return (f"{_cap(words)} it: every slot of {self.resource} was in use {_pct(self.utilization)} of the "
                         "time; the rest wait at the client.")
             return (f"{_cap(words)} it: {self.resource} has {self.utilization:.1f}× "
                     "as many IOs wanting in as it has slots; the rest wait at the client.")
@@ -193,7 +193,34 @@ def think_words(network: Network) -> str | None:
     return f"the jobs' thinktime (fio's stall between IOs) holds it, not the storage: {jobs}"
 
 
+def _pct(u: float) -> str:
+    """A utilization as the sentence shows it, from the figure the JSON carries (rounded to
+    four digits first), so a sentence read back from JSON (a report) says the same."""
+    return f"{round(u, 4):.0%}"
+
+
 def rate_words(bound: list[tuple[str, float]]) -> str:
     """``the rate limit (fio's rate_iops or rate) holds it, not the storage: job oltp at 4,000 IOPS``."""
     jobs = "; ".join(f"job {g} at {lim:,.0f} IOPS" for g, lim in bound)
     return f"the rate limit (fio's rate_iops or rate) holds it, not the storage: {jobs}"
+
+
+def reach_text(p: Any) -> str:
+    """How many IOs in flight give 90 % of the most a prediction's path allows (as a sweep
+    would show); `p` is a :class:`~iolab.prediction.Prediction`."""
+    import math
+
+    from .units import format_ops
+
+    if not math.isfinite(p.upper_iops):
+        return "nothing caps the path, so more IOs in flight give more IOPS"
+    if p.reach_90 is None:
+        return f"no concurrency reaches 90 % of {format_ops(p.upper_iops)}"
+    return (f"about {p.reach_90:.0f} in flight give 90 % of the most the path allows "
+            f"({format_ops(0.9 * p.upper_iops)} of {format_ops(p.upper_iops)})")
+
+
+def explain(p: Any) -> str:
+    """A prediction's bottleneck in the one sentence every interface prints
+    (:meth:`Bottleneck.sentence` with :func:`reach_text`)."""
+    return p.bottleneck.sentence(reach_text(p))

@@ -258,10 +258,23 @@ def traps_of(loaded: Any, data: Any = None, base: Path | None = None) -> list[Tr
     out = file_traps(data, file=loaded.file) + job_traps(loaded.jobs, jobs, file=loaded.file,
                                                          base=base or Path(loaded.file).parent)
     if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
-        from .plan.requirements import capacity_unknown
-
         out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
         out += capacity_unknown(loaded)
+    return out
+
+
+def capacity_unknown(req: Any) -> list[Trap]:
+    """A warning for each part of a requirements file (``req`` and its ``workloads``) that
+    gives a load but no ``require.capacity``: the plan then sizes storage for the load
+    alone, which may hold far less than the data."""
+    out = []
+    for part in (req, *getattr(req, "workloads", ())):
+        need = getattr(part, "require", None)
+        if need is not None and need.capacity is None and getattr(part, "pool", None) is None:
+            out.append(Trap("no capacity is required: the plan sizes storage for the load alone (the smallest "
+                            "disks or share that carry it), which may hold far less than the data; add "
+                            "capacity: (the data's size)", part.file,
+                            f"workloads.{part.name}.require.capacity" if part.name else "require.capacity"))
     return out
 
 

@@ -9,7 +9,21 @@ from pathlib import Path
 
 from .errors import InputError, RunError
 
-__all__ = ["check_output", "write_output"]
+__all__ = ["check_output", "write_output", "json_ready"]
+
+
+def json_ready(value):
+    """`value` with every non-finite float made None (JSON has no infinity): how every
+    ``--json`` document and every web answer is written."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value
 
 
 def check_output(path: Path, *, force: bool, option: str = "--output") -> Path:

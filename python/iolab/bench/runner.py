@@ -172,7 +172,7 @@ class Bench:
                 self.view.note(f"note: reading {target.path} while {mounted.removeprefix('it ')}: the filesystem's "
                                "own IO shares the device with the run, so the figures may be lower and vary")
         with scratch() as tmp:
-            argv = self._argv(tmp, jobfile, readonly=not writes)
+            argv = self._argv(tmp, jobfile, readonly=not writes and not settings.destructive)
             started = _now()
             self.view.begin(_label(final), duration=duration(final), ramp=max((j.ramp_time or 0.0) for j in final),
                             outstanding=outstanding(final))

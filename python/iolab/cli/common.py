@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.highlighter import NullHighlighter
 
 from ..errors import IolabError
+from ..outputs import json_ready
 from .interrupts import interrupt_text, interrupts_raise, received_signal, reset
 from .command_line import build, usage_classes, usage_message
 
@@ -161,17 +162,7 @@ def warn(traps: list[Any]) -> list[dict]:
     return [t.to_json() for t in traps]
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
-
-
 def print_json(document: Any) -> None:
     """Write one JSON document to stdout (non-finite floats become null)."""
-    sys.stdout.write(json.dumps(_clean(document), indent=2, sort_keys=False) + "\n")
+    sys.stdout.write(json.dumps(json_ready(document), indent=2, sort_keys=False) + "\n")
     sys.stdout.flush()

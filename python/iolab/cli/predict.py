@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from ..bottleneck import explain, reach_text
 from ..plot import CurvePoint, check_plot_path, latency_curve
 from ..units import format_duration, format_ops, format_rate
 from typing import TYPE_CHECKING
@@ -31,11 +32,6 @@ def _rate_bound(p: Prediction) -> bool:
     return p.bottleneck.why == "rate"
 
 
-def explain(p: Prediction) -> str:
-    """The bottleneck in one sentence (:meth:`iolab.bottleneck.Bottleneck.sentence`)."""
-    return p.bottleneck.sentence(_reach(p))
-
-
 def burst_changes(p: Prediction, within: float = 0.01) -> bool:
     """Whether the burst phase changes a figure by more than `within` (1 %): a burst line
     that changes nothing (a cap with credits behind another limit that binds) is not
@@ -52,16 +48,6 @@ def burst_changes(p: Prediction, within: float = 0.01) -> bool:
 def _labels(labels) -> list[str]:
     """Resource labels, alike ones folded (``4 × data: P20 #*``)."""
     return [row[0] for row in fold([[label] for label in labels])]
-
-
-def _reach(p: Prediction) -> str:
-    """How many IOs in flight give 90 % of the most the path allows (as a sweep would show)."""
-    if not math.isfinite(p.upper_iops):
-        return "nothing caps the path, so more IOs in flight give more IOPS"
-    if p.reach_90 is None:
-        return f"no concurrency reaches 90 % of {format_ops(p.upper_iops)}"
-    return (f"about {p.reach_90:.0f} in flight give 90 % of the most the path allows "
-            f"({format_ops(0.9 * p.upper_iops)} of {format_ops(p.upper_iops)})")
 
 
 def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
@@ -104,7 +90,7 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
                       f"reach {format_ops(p.upper_iops)}.")
     else:
         console.print(f"[bold]Knee:[/] {p.solution.knee_outstanding:.0f} IOs in flight (unloaded latency × the "
-                      f"most IOPS); {_reach(p)}; beyond the knee latency grows about linearly "
+                      f"most IOPS); {reach_text(p)}; beyond the knee latency grows about linearly "
                       f"(now {p.solution.outstanding:g} in flight).")
     burst = p.solution.burst
     if burst is None or not burst_changes(p):

@@ -43,18 +43,12 @@ def list_(
 
     from ..units import format_duration, format_ops, format_rate
 
-    store = _open(db, must_exist=False)
-    try:
-        if store is not None and sweep is not None:
-            store.sweep(sweep)
-        runs = [] if store is None else store.summaries(sweep_id=sweep, limit=limit, failed=all_)
-        hidden = 0 if store is None or all_ else len(store.summaries(sweep_id=sweep)) - len(
-            store.summaries(sweep_id=sweep, failed=False))
-    finally:
-        if store is not None:
-            store.close()
+    from ..service.results import list_runs
+
+    listed = list_runs(db, sweep=sweep, limit=limit, failed=all_)
+    runs, hidden = list(listed.runs), listed.hidden_failed
     if json_:
-        print_json({"runs": [r.to_json() for r in runs], "hidden_failed": hidden})
+        print_json(listed.to_json())
         return
     if not runs:
         console.print("no runs stored yet" if not hidden else "no runs that did not fail")

@@ -603,22 +603,3 @@ def _sized(job: ScenarioJob, per_client: int) -> ScenarioJob:
     if fio.size or fio.filesize:
         return job
     return replace(job, fio=replace(fio, size=max(1, math.ceil(per_client / fio.numjobs))))
-
-
-
-
-def capacity_unknown(req: Any) -> list[Any]:
-    """A warning for each part of a requirements file (``req`` and its ``workloads``) that
-    gives a load but no ``require.capacity``: the plan then sizes storage for the load
-    alone, which may hold far less than the data."""
-    from ..traps import Trap
-
-    out = []
-    for part in (req, *getattr(req, "workloads", ())):
-        need = getattr(part, "require", None)
-        if need is not None and need.capacity is None and getattr(part, "pool", None) is None:
-            out.append(Trap("no capacity is required: the plan sizes storage for the load alone (the smallest "
-                            "disks or share that carry it), which may hold far less than the data; add "
-                            "capacity: (the data's size)", part.file,
-                            f"workloads.{part.name}.require.capacity" if part.name else "require.capacity"))
-    return out

@@ -24,9 +24,9 @@ PERCENTILE_IOS = 20_000
 
 def finite(value: Any) -> Any:
     """`value` with every non-finite float made None, as the command line's JSON prints it."""
-    from ..cli.common import _clean
+    from ..outputs import json_ready
 
-    return _clean(value)
+    return json_ready(value)
 
 
 def parse_text(text: str, name: str) -> Any:
@@ -58,7 +58,7 @@ def whatif_text(text: str, name: str, catalog: Sequence[Path] = (), region: str 
     """One update of the what-if page: ``prediction`` (as :func:`predict_text`), the
     ``bottleneck`` sentence ``iolab predict`` prints, and ``cost`` (as :func:`cost_text`), the
     scenario read once."""
-    from ..cli.predict import explain
+    from ..bottleneck import explain
 
     result = _predicted(text, name, catalog)
     sentence = (explain(result.prediction) if not result.phased else
@@ -196,15 +196,9 @@ def bench_text(text: str, name: str, catalog: Sequence[Path] = (), db: Path | No
 
 def runs(db: Path | None, sweep: int | None = None) -> dict:
     """What ``iolab results list --json [--sweep ID]`` prints."""
-    from ..service.results import open_results
+    from ..service.results import list_runs
 
-    store = open_results(db, must_exist=False)
-    if store is None:
-        return {"runs": []}
-    with store:
-        if sweep is not None:
-            store.sweep(sweep)
-        return finite({"runs": [r.to_json() for r in store.summaries(sweep_id=sweep)]})
+    return finite(list_runs(db, sweep=sweep).to_json())
 
 
 def run(db: Path | None, run_id: int) -> dict:
