@@ -13,7 +13,8 @@ from ..schema import FrozenModel, PositiveDuration, PositiveOps, PositiveRate, P
 from ..units import GiB, TiB, format_ops, format_size
 from .row import CloudRow
 
-__all__ = ["DiskBurst", "BandwidthKnee", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE"]
+__all__ = ["DiskBurst", "BandwidthKnee", "PerformancePlus", "DiskSku", "ProvisionedDisk", "IO_UNIT", "HOST_CACHE_MAX_SIZE",
+           "check_size"]
 
 IO_UNIT = 256 * 1024
 """Azure counts an IO of up to 256 KiB as one; larger IOs count as multiples of it."""
@@ -30,6 +31,17 @@ def _mbps(rate: float) -> str:
     """A disk bandwidth as Azure's disk pages state it: decimal MB/s (``0.25 MB/s``, ``2,000 MB/s``)."""
     return f"{rate / 1e6:,.6g} MB/s"
 
+
+
+def check_size(row, size: int) -> None:
+    """Raise :class:`RuleViolation` unless ``size`` (bytes) lies within a sized disk row's
+    ``min_size``..``max_size`` in whole ``size_step`` steps (a provisioned disk, an EBS volume)."""
+    if not row.min_size <= size <= row.max_size:
+        raise RuleViolation(f"{row.id} size {format_size(row.min_size)} to {format_size(row.max_size)}",
+                            f"size {format_size(size)} is out of range")
+    if size % row.size_step:
+        raise RuleViolation(f"{row.id} size in {format_size(row.size_step)} steps",
+                            f"size {format_size(size)} is not a whole number of {format_size(row.size_step)}")
 
 class DiskBurst(FrozenModel):
     """Higher caps a disk can reach for a while.
@@ -190,12 +202,7 @@ class ProvisionedDisk(CloudRow):
 
     def check_size(self, size: int) -> None:
         """Raise :class:`RuleViolation` unless ``size`` (bytes) is a size this disk can have."""
-        if not self.min_size <= size <= self.max_size:
-            raise RuleViolation(f"{self.id} size {format_size(self.min_size)} to {format_size(self.max_size)}",
-                                f"size {format_size(size)} is out of range")
-        if size % self.size_step:
-            raise RuleViolation(f"{self.id} size in {format_size(self.size_step)} steps",
-                                f"size {format_size(size)} is not a whole number of {format_size(self.size_step)}")
+        check_size(self, size)
 
     def round_size(self, size: float) -> int:
         """The smallest valid size (bytes) of at least ``size``; raises when above the maximum."""

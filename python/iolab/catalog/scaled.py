@@ -7,9 +7,8 @@ from typing import Literal, NamedTuple
 
 from pydantic import NonNegativeFloat, PositiveFloat, model_validator
 
-from ..errors import RuleViolation
 from ..schema import PositiveDuration, PositiveOps, PositiveRate, PositiveSize
-from ..units import GiB, TiB, format_size
+from ..units import GiB, TiB
 from .row import CloudRow
 
 __all__ = ["ScaledDisk", "SmallVolumes", "ScaledCaps"]
@@ -90,12 +89,9 @@ class ScaledDisk(CloudRow):
 
     def check_size(self, size: int) -> None:
         """Raise :class:`RuleViolation` unless ``size`` (bytes) is a size this volume can have."""
-        if not self.min_size <= size <= self.max_size:
-            raise RuleViolation(f"{self.id} size {format_size(self.min_size)} to {format_size(self.max_size)}",
-                                f"size {format_size(size)} is out of range")
-        if size % self.size_step:
-            raise RuleViolation(f"{self.id} size in {format_size(self.size_step)} steps",
-                                f"size {format_size(size)} is not a whole number of {format_size(self.size_step)}")
+        from .disk import check_size
+
+        check_size(self, size)
 
     def caps(self, size: int) -> ScaledCaps:
         """The caps of a volume of ``size`` bytes (raises when the size is out of range)."""
