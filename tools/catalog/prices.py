@@ -125,21 +125,28 @@ def _units(table: dict, path: Path, name: str, what: str) -> dict[str, str]:
     return meta
 
 
+def _vm_hours(table: dict, path: Path, name: str, what: str, named, shape: str) -> dict[str, str]:
+    """A ``region,SIZE,price`` extract of hourly VM prices into `table`; `named(size)` tells
+    a size of the cloud (`shape` says how one looks). Returns the source's metadata."""
+    meta = _meta(path, name, False, what)
+    for number, line in _lines(path):
+        parts = line.split(",")
+        where = f"{path.name}:{number}"
+        if len(parts) != 3 or not named(parts[1]):
+            raise SourceError(f"{where}: expected region,{shape},price")
+        _put(table, ("vms", parts[1], "price_per_hour"), meta["name"], meta["date"], parts[0],
+             _number(parts[2], where), where)
+    return meta
+
+
 def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
     """Every price in the extracts: ``{(section, id, field): {source, date, values: {region: price}}}``."""
     table: dict = {}
     sources = []
 
-    path = folder / "karpenter-vms.csv"
-    meta = _meta(path, "karpenter", False, "VM sizes, Linux pay-as-you-go hourly prices per region")
-    sources.append(meta)
-    for number, line in _lines(path):
-        parts = line.split(",")
-        where = f"{path.name}:{number}"
-        if len(parts) != 3 or not parts[1].startswith("Standard_"):
-            raise SourceError(f"{where}: expected region,Standard_SIZE,price")
-        _put(table, ("vms", parts[1], "price_per_hour"), meta["name"], meta["date"], parts[0],
-             _number(parts[2], where), where)
+    sources.append(_vm_hours(table, folder / "karpenter-vms.csv", "karpenter",
+                             "VM sizes, Linux pay-as-you-go hourly prices per region",
+                             lambda size: size.startswith("Standard_"), "Standard_SIZE"))
 
     path = folder / "zombiescan-disks.txt"
     meta = _meta(path, "zombiescan", True,
@@ -160,16 +167,9 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
                 raise SourceError(f"{where}: unknown disk SKU {sku!r}")
             _put(table, key, meta["name"], meta["date"], region, _number(price, where), where)
 
-    path = folder / "karpenter-aws-vms.csv"
-    meta = _meta(path, "karpenter-aws", False, "EC2 instance types, Linux on-demand hourly prices per region")
-    sources.append(meta)
-    for number, line in _lines(path):
-        parts = line.split(",")
-        where = f"{path.name}:{number}"
-        if len(parts) != 3 or "." not in parts[1]:
-            raise SourceError(f"{where}: expected region,FAMILY.SIZE,price")
-        _put(table, ("vms", parts[1], "price_per_hour"), meta["name"], meta["date"], parts[0],
-             _number(parts[2], where), where)
+    sources.append(_vm_hours(table, folder / "karpenter-aws-vms.csv", "karpenter-aws",
+                             "EC2 instance types, Linux on-demand hourly prices per region",
+                             lambda size: "." in size, "FAMILY.SIZE"))
     sources.append(_units(table, folder / "infracost-aws-units.txt", "infracost-aws",
                           "EBS gp2, gp3, io1, io2, st1, sc1 per GiB, provisioned IOPS and throughput "
                           "(golden test output)"))
