@@ -50,8 +50,9 @@ chromium:
 cargo-test:
 	cargo test --quiet
 
+# One worker per core (pytest-xdist), each test file on one worker (its module fixtures built once).
 pytest: install fio chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 test: cargo-test pytest
 

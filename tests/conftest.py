@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+# The command line's console takes its width once, when it is first imported. Import it here,
+# before any test sets COLUMNS, so every test sees the same console (a pipe's 140 columns)
+# whichever test runs first, alone or with others in parallel.
+_columns = os.environ.pop("COLUMNS", None)
+import iolab.cli.common  # noqa: E402,F401
+
+if _columns is not None:
+    os.environ["COLUMNS"] = _columns
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
