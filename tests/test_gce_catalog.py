@@ -8,6 +8,12 @@ Published figures (tolerances stated per test):
               and 240 MiB/s per VM; N2 with 8-15 vCPUs: pd-ssd 15,000 IOPS and 800 MiB/s.
   [hdb]       compute/docs/disks/hd-types/hyperdisk-balanced: up to 160,000 IOPS and 2,400 MiB/s
               per volume; 3,000 IOPS and 140 MiB/s included.
+  [pdx]       compute/docs/disks/extreme-persistent-disk (copy read 2026-11-28): 2,500 to 120,000
+              IOPS; N2 needs 64 vCPUs; M3 with 64 vCPUs or fewer: 40,000 IOPS, 2,200 MB/s read.
+  [hdt]       compute/docs/disks/hd-types/hyperdisk-throughput (copy read 2026-11-28): 2 to 32 TiB;
+              each MiB/s of provisioned throughput comes with 4 IOPS, up to 9,600.
+  [hdx]       compute/docs/disks/hd-types/hyperdisk-extreme (copy read 2026-11-28): C3 machine types
+              require at least 88 vCPUs, C3D 60, C4 96, M3 64.
   [bandwidth] compute/docs/network-bandwidth: 2 Gbit/s per vCPU; a C3 VM with 22 vCPUs: 23 Gbit/s.
   [cyclenerd] Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml (fd66b26f, 2026-07-30):
               n2-standard-32 $1.553888 an hour in us-central1; pd-ssd $0.17 per GiB-month.
@@ -135,7 +141,7 @@ def test_a_machine_takes_only_its_disk_types(iolab, tmp_path):
     r = iolab("check", path)
     assert r.code == 2
     assert r.err.strip() == (f"error: {path}: volumes.data.disks[0].sku: n4-standard-8 takes no pd-ssd disks (it "
-                             "takes hyperdisk-balanced) (rule: disk-type)")
+                             "takes hyperdisk-balanced, hyperdisk-throughput) (rule: disk-type)")
     path.write_text(PD_SCENARIO.format(vm="n2-standard-8", disk="{sku: pd-ssd, size: 100GiB, iops: 20000}",
                                        rw="read", bs="1m"))
     r = iolab("check", path)
@@ -185,3 +191,40 @@ def test_a_catalog_row_of_an_unknown_cloud_names_the_file_and_field(iolab, tmp_p
     r = iolab("catalog", "list", "vms", "--catalog", mine)
     assert r.code == 2 and f"{mine}" in r.err and "vms.my-vm.cloud" in r.err and "Traceback" not in r.err
     assert mine.read_text().startswith("vms:")
+
+
+def test_machines_take_extreme_disks_only_from_their_published_vcpus(iolab, tmp_path):
+    cat = bundled_catalog()
+    # [hdx] the least vCPUs that take Hyperdisk Extreme, per series; [pdx] N2 takes pd-extreme from 64
+    for smaller, least, tier in (("c3-standard-44", "c3-standard-88", "hyperdisk-extreme"),
+                                 ("c3d-standard-30", "c3d-standard-60", "hyperdisk-extreme"),
+                                 ("c4-standard-48", "c4-standard-96", "hyperdisk-extreme"),
+                                 ("m3-ultramem-32", "m3-ultramem-64", "hyperdisk-extreme"),
+                                 ("n2-standard-48", "n2-standard-64", "pd-extreme")):
+        assert not cat.vm(smaller).takes(tier) and cat.vm(least).takes(tier), (smaller, least)
+    path = tmp_path / "s.yaml"
+    path.write_text(PD_SCENARIO.format(vm="n2-standard-32", disk="{sku: pd-extreme, size: 1000GiB, iops: 10000}",
+                                       rw="randread", bs="4k"))
+    r = iolab("check", path)
+    assert r.code == 2 and "n2-standard-32 takes no pd-extreme disks" in r.err and "(rule: disk-type)" in r.err
+
+
+def test_a_machines_cap_binds_pd_extreme(iolab, tmp_path):
+    pdx = bundled_catalog().disk("pd-extreme")
+    assert pdx.caps(1000 * GiB, iops=100000)[0] == 100000       # [pdx] provisioned apart from its size
+    # [pdx] 100,000 IOPS provisioned, but an M3 with 64 vCPUs reads at most 40,000: within 1 %
+    doc = _predict(iolab, tmp_path, vm="m3-megamem-64", disk="{sku: pd-extreme, size: 1000GiB, iops: 100000}",
+                   rw="randread", bs="4k")
+    assert doc["iops"] == pytest.approx(40000, rel=0.01)
+    assert doc["bottleneck"]["resource"] == "m3-megamem-64 pd-extreme read limit"
+
+
+def test_hyperdisk_throughput_is_provisioned_by_its_throughput(iolab, tmp_path):
+    hdt = bundled_catalog().disk("hyperdisk-throughput")
+    # [hdt] 4 IOPS with every MiB/s provisioned: 200 MiB/s come with 800 IOPS (exact)
+    assert hdt.caps(4 * 1024 * GiB, bandwidth=200 * MiB) == (800.0, 200 * MiB)
+    assert hdt.max_caps(32 * 1024 * GiB) == (9600.0, 2400 * MiB)   # [hdt] the most of one volume
+    doc = _predict(iolab, tmp_path, vm="n2-standard-32", disk="{sku: hyperdisk-throughput, size: 4TiB, "
+                   "bandwidth: 200MiB/s}", rw="read", bs="1m")
+    assert doc["bandwidth"] == pytest.approx(200 * MiB, rel=0.01)  # the provisioned throughput binds: within 1 %
+    assert doc["bottleneck"]["kind"] == "disk"

@@ -85,6 +85,16 @@ def egress(rule: dict, vcpus: int) -> float | None:
     return min(rule["per_vcpu"] * vcpus, rule["max"])
 
 
+def disk_types(series: dict, vcpus: int) -> list[str]:
+    """The disk types a machine of the series with ``vcpus`` takes: the series' types less
+    those it takes only from more vCPUs (``min_vcpus``: Hyperdisk Extreme on C3 from 88)."""
+    least = series.get("min_vcpus", {})
+    unknown = set(least) - set(series["disk_types"])
+    if unknown:
+        raise SourceError(f"min_vcpus names {', '.join(sorted(unknown))}, not among the series' disk_types")
+    return [d for d in series["disk_types"] if vcpus >= least.get(d, 0)]
+
+
 def machines(pricing: dict, rules: dict) -> dict[str, dict]:
     """The catalog rows of every machine type of the series the rules name."""
     tables = {name: json.loads((SOURCES / name).read_text(encoding="utf-8"))
@@ -100,9 +110,9 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
         if vcpus != int(m["vcpus"]):
             raise SourceError(f"{ident}: pricing.yml gives {vcpus} vCPUs, its name {m['vcpus']}")
         gbit = egress(series["egress"], vcpus)
+        takes = disk_types(series, vcpus)
         doc: dict = {"cloud": "gcp", "vcpus": vcpus, "memory": f"{_num(row['ram'])}GiB",
-                     "max_data_disks": 127, "premium_storage": True,
-                     "disk_types": list(series["disk_types"])}
+                     "max_data_disks": 127, "premium_storage": True, "disk_types": takes}
         assumed = ["max_data_disks"]
         if gbit is not None:
             doc["network_bandwidth"] = f"{_num(gbit)}Gbit/s"
@@ -113,8 +123,11 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
             file, section = series["pd"]
             for disk, rows in tables[file][section].items():
                 found = pd_limits(rows, ident, vcpus)
-                if found is not None and disk in series["disk_types"]:
+                if found is not None and disk in takes:
                     limits[disk] = found
+                elif found is not None and disk in series["disk_types"]:
+                    raise SourceError(f"{ident}: gcpdiag gives {disk} limits, but the series rule "
+                                      f"takes {disk} only from {series['min_vcpus'][disk]} vCPUs")
             doc["disk_limits"] = limits
         doc["source"] = (f"{src['repository']} {src['path']} {src['commit'][:8]} ({src['date']}): vCPUs, memory; "
                          f"egress: Compute Engine network-bandwidth page (2026-11-27)"
@@ -122,7 +135,7 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
                             f"({series['pd'][1]}, 2024-08-21)" if "pd" in series else ""))
         doc["assumptions"] = assumed
         notes = []
-        missing = [d for d in series["disk_types"] if d not in limits]
+        missing = [d for d in takes if d not in limits]
         if missing:
             notes.append(f"no per-VM limits in the sources for {', '.join(missing)}: not capped by the VM")
         if notes:
