@@ -16,7 +16,10 @@ Published figures (tolerances stated per test):
               require at least 88 vCPUs, C3D 60, C4 96, M3 64.
   [bandwidth] compute/docs/network-bandwidth: 2 Gbit/s per vCPU; a C3 VM with 22 vCPUs: 23 Gbit/s.
   [cyclenerd] Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml (fd66b26f, 2026-07-30):
-              n2-standard-32 $1.553888 an hour in us-central1; pd-ssd $0.17 per GiB-month.
+              n2-standard-32 $1.553888 an hour in us-central1; pd-ssd $0.17 per GiB-month;
+              n2-standard-32 $714.60576 a month on a 1-year commitment, $510.48608 on 3 years.
+  [cud]       compute/docs/instances/signing-up-committed-use-discounts (copy read 2026-11-28):
+              "up to 57%" off for most machine types, "up to 70%" for memory-optimized ones.
 """
 
 from __future__ import annotations
@@ -71,10 +74,10 @@ def test_bundled_prices_hold_the_invariants():
 def test_invariants_catch_a_broken_price(break_it, message):
     regions, rows = gce.read_table((ROOT / "python" / "iolab" / "catalog" / "data" / "prices" / "gcp.csv").read_text())
     col = 7 + regions.index("us-central1")
-    hourly = {r[1]: float(r[col]) for r in rows if r[0] == "vms" and r[col]}
+    hourly = {r[1]: float(r[col]) for r in rows if r[:3:2] == ["vms", "price_per_hour"] and r[col]}
     break_it(hourly)
     for r in rows:
-        if r[0] == "vms" and r[1] in hourly:
+        if r[:3:2] == ["vms", "price_per_hour"] and r[1] in hourly:
             r[col] = f"{hourly[r[1]]:.10g}"
     with pytest.raises(gce.SourceError, match=message):
         gce.check_prices(regions, rows)
@@ -228,3 +231,34 @@ def test_hyperdisk_throughput_is_provisioned_by_its_throughput(iolab, tmp_path):
                    "bandwidth: 200MiB/s}", rw="read", bs="1m")
     assert doc["bandwidth"] == pytest.approx(200 * MiB, rel=0.01)  # the provisioned throughput binds: within 1 %
     assert doc["bottleneck"]["kind"] == "disk"
+
+
+@pytest.mark.parametrize("model,other,message", [
+    ("reserved-1y", None, r"is 100.0% of its on-demand"),        # pricing.yml's fallback: no commitment found
+    ("reserved-3y", "reserved-1y", "reserved-3y in us-central1 is not below its reserved-1y rate"),
+])
+def test_invariants_catch_a_broken_commitment_rate(model, other, message):
+    regions, rows = gce.read_table((ROOT / "python" / "iolab" / "catalog" / "data" / "prices" / "gcp.csv").read_text())
+    col = 7 + regions.index("us-central1")
+    cells = {r[2]: r for r in rows if r[1] == "n2-standard-8"}
+    cells[f"rates_per_hour.{model}"][col] = cells[f"rates_per_hour.{other}" if other else "price_per_hour"][col]
+    with pytest.raises(gce.SourceError, match=message):
+        gce.check_prices(regions, rows)
+
+
+def test_commitment_rates_price_google_cloud_plans(iolab, tmp_path):
+    on_demand = 1.553888 * 730                                        # [cyclenerd] n2-standard-32, us-central1
+    for model, month in (("reserved-1y", 714.60576), ("reserved-3y", 510.48608)):
+        doc = iolab("catalog", "show", "n2-standard-32", "--region", "us-central1", "--pricing", model, "--json").json()
+        assert doc["price_per_month"] == pytest.approx(month, abs=0.005)  # [cyclenerd] to the cent
+        assert 0.43 * 0.99 * on_demand <= doc["price_per_month"] < on_demand  # [cud] at most 57 % off, within 1 %
+    # a C3 3-year rate of me-central2 is 59 % off: beyond the published 57 %, so left unpriced, never another rate
+    doc = iolab("catalog", "show", "c3-standard-88", "--region", "me-central2", "--pricing", "reserved-3y", "--json").json()
+    assert doc["price_per_month"] is None
+    path = tmp_path / "r.yaml"
+    path.write_text("version: 1\njobs: [{rw: randread, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]\n"
+                    "require: {iops: 10000, capacity: 500GiB}\n"
+                    "search: {kind: disks, vms: [n2-standard-32], skus: [pd-ssd], max_disks: 1}\n")
+    doc = iolab("plan", path, "--region", "us-central1", "--pricing", "reserved-3y", "--json").json()
+    bill = doc["candidates"][0]["bill"]
+    assert bill["pricing"]["vm"] == "reserved-3y" and bill["vm"] == pytest.approx(510.48608, abs=0.005)

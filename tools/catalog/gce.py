@@ -9,7 +9,8 @@ Reads ``tools/catalog/sources/gce/`` (an extract of Cyclenerd/google-cloud-prici
 - ``python/iolab/catalog/data/gce.yaml``: the machine types (``vms`` rows with ``cloud: gcp``):
   vCPUs, memory, default egress, the disk types each takes and its Persistent Disk limits;
 - ``python/iolab/catalog/data/prices/gcp.csv`` and ``gcp-sources.yaml``: on-demand hourly prices
-  per region of those machine types and Persistent Disk / Hyperdisk Extreme capacity prices.
+  per region of those machine types, their 1- and 3-year committed use rates
+  (``rates_per_hour.reserved-1y``, ``-3y``) and Persistent Disk / Hyperdisk Extreme capacity prices.
 
 Before writing, the prices pass the invariants of :func:`check_prices` (also run by
 tests/test_gce_catalog.py on the bundled files); ``--check`` only checks that the files on disk
@@ -38,6 +39,21 @@ DATA = ROOT / "python" / "iolab" / "catalog" / "data"
 HEADER = ["section", "id", "field", "unit", "currency", "date", "source"]
 DISK_IDS = {"pd-standard": "pd-standard", "pd-balanced": "pd-balanced", "pd-ssd": "pd-ssd",
             "pd-extreme": "pd-extreme", "hyperdisk-extreme": "hyperdisk-extreme"}
+COMMITMENTS = {"reserved-1y": "month_1y", "reserved-3y": "month_3y"}
+"""The pricing models of Compute Engine's committed use discounts and pricing.yml's monthly
+price under each (1- and 3-year resource-based commitments, Google's Cloud Billing Catalog)."""
+HOURS = 730.0
+"""Hours in pricing.yml's month (its ``--hours`` default, the Google Cloud pricing calculator's)."""
+LEAST_SHARE = {"m3": 0.30, "": 0.43}
+"""The least share of the on-demand price a commitment rate may be, by series (``""``: every
+other series): Google's resource-based committed use discounts page (stored copy read
+2026-11-28) states discounts "up to 57% for most resources" and "up to 70% for
+memory-optimized machine types". Checked with 1 % of tolerance (pricing.yml's N2 rates reach
+57.25 % off in some regions)."""
+MOST_SHARE = 0.70
+"""The most share of the on-demand price a commitment rate may be (an assumption, not a
+published figure): what pricing.yml writes when it finds no commitment SKU is the monthly
+price with sustained use discounts, at least 70 % of on-demand; a commitment saves more."""
 _TYPE = re.compile(r"^(?P<series>[a-z0-9]+)-(?P<shape>standard|highmem|highcpu|megamem|ultramem)-(?P<vcpus>\d+)$")
 
 
@@ -144,21 +160,46 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
     return out
 
 
-def price_rows(pricing: dict, idents: Iterable[str]) -> tuple[list[str], list[list[str]]]:
-    """The price table's regions and rows: each machine type's on-demand hourly price, each
-    disk type's capacity price, per region (empty where pricing.yml has none)."""
+def price_rows(pricing: dict, idents: Iterable[str],
+               dropped: list[str] | None = None) -> tuple[list[str], list[list[str]]]:
+    """The price table's regions and rows: each machine type's on-demand hourly price and
+    commitment rates, each disk type's capacity price, per region (empty where pricing.yml
+    has none). A commitment rate outside its bounds (:func:`rate_breach`) is left out, and
+    why is appended to ``dropped``."""
+    dropped = [] if dropped is None else dropped
     rows: dict[tuple[str, str, str], dict[str, float]] = {}
     for ident in idents:
-        rows[("vms", ident, "price_per_hour")] = {r: c["hour"] for r, c in pricing["instance"][ident]["cost"].items()
-                                                  if "hour" in c}
+        cost = pricing["instance"][ident]["cost"]
+        rows[("vms", ident, "price_per_hour")] = {r: c["hour"] for r, c in cost.items() if "hour" in c}
+        for model, month in COMMITMENTS.items():  # a commitment's month over pricing.yml's 730 hours
+            rates = {r: c[month] / HOURS for r, c in cost.items() if month in c}
+            for region, rate in list(rates.items()):
+                if (why := rate_breach(ident, model, rate, cost[region].get("hour"))) is not None:
+                    del rates[region]  # a third party's figure outside the published bounds: left unpriced
+                    dropped.append(f"{ident} {model} in {region}: {why}")
+            rows[("vms", ident, f"rates_per_hour.{model}")] = rates
     for disk, per_region in pricing["storage"].items():
         rows[("provisioned", DISK_IDS[disk], "price_per_gib_month")] = dict(per_region)
     regions = sorted({r for v in rows.values() for r in v})
-    units = {"price_per_hour": "USD/hour", "price_per_gib_month": "USD/GiB-month"}
+    units = {"price_per_hour": "USD/hour", "price_per_gib_month": "USD/GiB-month",
+             **{f"rates_per_hour.{m}": "USD/hour" for m in COMMITMENTS}}
     date = pricing["_source"]["date"]
     body = [[*key, units[key[2]], "USD", date, "cyclenerd", *[_num(v[r]) if r in v else "" for r in regions]]
             for key, v in sorted(rows.items())]
     return regions, body
+
+
+def rate_breach(ident: str, model: str, rate: float, hourly: float | None) -> str | None:
+    """Why a commitment ``rate`` of machine type ``ident`` breaks its bounds against its
+    on-demand ``hourly`` price (:data:`LEAST_SHARE`, :data:`MOST_SHARE`); None if it holds."""
+    if hourly is None:
+        return f"a {model} rate but no on-demand price"
+    m = _TYPE.match(ident)
+    low = LEAST_SHARE.get(m["series"] if m else "", LEAST_SHARE[""]) * 0.99
+    if low <= rate / hourly <= MOST_SHARE:
+        return None
+    return (f"${rate:.6g} an hour is {rate / hourly:.1%} of its on-demand ${hourly:.6g}; a commitment rate "
+            f"is {low:.1%} to {MOST_SHARE:.0%} of it")
 
 
 def check_prices(regions: list[str], rows: list[list[str]]) -> None:
@@ -167,7 +208,10 @@ def check_prices(regions: list[str], rows: list[list[str]]) -> None:
     - every price is a finite positive number, every row has a price in some region;
     - within a series and shape (n2-standard), more vCPUs never cost less in a region;
     - at the same series and vCPUs, highmem costs at least standard and standard at least highcpu;
-    - per GiB, pd-standard < pd-balanced < pd-ssd in every region that prices all three.
+    - per GiB, pd-standard < pd-balanced < pd-ssd in every region that prices all three;
+    - a commitment rate (``rates_per_hour.reserved-1y``, ``-3y``) has the machine's on-demand
+      price in its region and is within :data:`LEAST_SHARE` and :data:`MOST_SHARE` of it; the
+      3-year rate is below the 1-year rate.
     """
     table: dict[tuple[str, str, str], dict[str, float]] = {}
     for row in rows:
@@ -183,7 +227,7 @@ def check_prices(regions: list[str], rows: list[list[str]]) -> None:
         if not cells:
             raise SourceError(f"{'/'.join(key)}: no region has a price")
         table[key] = cells
-    vms = {k[1]: v for k, v in table.items() if k[0] == "vms"}
+    vms = {k[1]: v for k, v in table.items() if k[0] == "vms" and k[2] == "price_per_hour"}
     by_shape: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for ident in vms:
         m = _TYPE.match(ident)
@@ -202,6 +246,17 @@ def check_prices(regions: list[str], rows: list[list[str]]) -> None:
             for region, price in vms[ident].items():
                 if other in vms and region in vms[other] and vms[other][region] > price:
                     raise SourceError(f"{other} costs more than {ident} in {region}")
+    for (section, ident, fld), rates in table.items():
+        model = fld.removeprefix("rates_per_hour.")
+        if model == fld:
+            continue
+        for region, rate in rates.items():
+            if (why := rate_breach(ident, model, rate, vms[ident].get(region))) is not None:
+                raise SourceError(f"{ident} {model} in {region}: {why}")
+        longer = table.get((section, ident, "rates_per_hour.reserved-3y"), {}) if model == "reserved-1y" else {}
+        for region, rate in longer.items():
+            if region in rates and rate >= rates[region]:
+                raise SourceError(f"{ident} reserved-3y in {region} is not below its reserved-1y rate")
     disks = [table.get(("provisioned", d, "price_per_gib_month"), {}) for d in ("pd-standard", "pd-balanced", "pd-ssd")]
     for region in set(disks[0]) & set(disks[1]) & set(disks[2]):
         if not disks[0][region] < disks[1][region] < disks[2][region]:
@@ -218,7 +273,10 @@ def read_table(text: str) -> tuple[list[str], list[list[str]]]:
 def render(pricing: dict, rules: dict) -> dict[Path, str]:
     """Every output file's path and text."""
     vms = machines(pricing, rules)
-    regions, body = price_rows(pricing, vms)
+    dropped: list[str] = []
+    regions, body = price_rows(pricing, vms, dropped)
+    for line in dropped:
+        print(f"left unpriced: {line}", file=sys.stderr)
     check_prices(regions, body)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -237,8 +295,9 @@ def render(pricing: dict, rules: dict) -> dict[Path, str]:
     sources = {"sources": {"cyclenerd": {
         "repository": src["repository"], "path": src["path"], "commit": src["commit"], "date": src["date"],
         "secondary": True,
-        "describes": "Compute Engine on-demand hourly prices per region; Persistent Disk and Hyperdisk Extreme "
-                     "capacity per GiB-month (from Google's Cloud Billing Catalog)"}}}
+        "describes": "Compute Engine on-demand hourly prices per region, 1- and 3-year committed use "
+                     "(resource-based commitment) prices per month / 730; Persistent Disk and Hyperdisk "
+                     "Extreme capacity per GiB-month (from Google's Cloud Billing Catalog)"}}}
     return {DATA / "gce.yaml": text, DATA / "prices" / "gcp.csv": out.getvalue(),
             DATA / "prices" / "gcp-sources.yaml":
                 "# The sources of gcp.csv. Generated by tools/catalog/gce.py; do not edit.\n"
