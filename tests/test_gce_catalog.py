@@ -14,7 +14,13 @@ Published figures (tolerances stated per test):
               each MiB/s of provisioned throughput comes with 4 IOPS, up to 9,600.
   [hdx]       compute/docs/disks/hd-types/hyperdisk-extreme (copy read 2026-11-28): C3 machine types
               require at least 88 vCPUs, C3D 60, C4 96, M3 64.
-  [bandwidth] compute/docs/network-bandwidth: 2 Gbit/s per vCPU; a C3 VM with 22 vCPUs: 23 Gbit/s.
+  [bandwidth] compute/docs/network-bandwidth: 2 Gbit/s per vCPU; a C3 VM with 22 vCPUs: 23 Gbit/s;
+              N2 and N2D with Tier_1 networking: up to 100 Gbit/s.
+  [tier1]     compute/docs/networking/configure-vm-with-high-bandwidth-configuration: Tier_1 on N2,
+              N2D, C2, C2D or C3 VMs with at least 30 vCPUs.
+  [egress]    Cyclenerd/google-cloud-compute-machine-types instances/series/*.sql (6df0dc70,
+              2026-03-22), from the machine-series pages: n2-*-2 10 Gbit/s; c3-*-88 62 Gbit/s,
+              100 with Tier_1; c3-*-176 100 and 200; n4-*-64 45.
   [cyclenerd] Cyclenerd/google-cloud-pricing-cost-calculator pricing.yml (fd66b26f, 2026-07-30):
               n2-standard-32 $1.553888 an hour in us-central1; pd-ssd $0.17 per GiB-month;
               n2-standard-32 $714.60576 a month on a 1-year commitment, $510.48608 on 3 years.
@@ -292,3 +298,34 @@ def test_the_second_price_source_is_checked():
     wrong = {("provisioned", "pd-ssd", "price_per_gib_month", "us-central1"): 0.2}
     with pytest.raises(gce.SourceError, match="infracost gives 0.2, pricing.yml 0.17"):
         gce.price_rows(gce._pricing(), [], units=wrong)
+
+
+def test_default_and_tier_1_egress_per_machine_type():
+    cat = bundled_catalog()
+    gbit = 1e9 / 8
+    c3 = cat.vm("c3-standard-88")
+    assert (c3.network_bandwidth, c3.tier_1_bandwidth) == (62 * gbit, 100 * gbit)          # [egress]
+    assert cat.vm("c3-highmem-176").tier_1_bandwidth == 200 * gbit                        # [egress]
+    assert cat.vm("n2-standard-2").network_bandwidth == 10 * gbit                         # [egress]
+    assert cat.vm("n4-standard-64").network_bandwidth == 45 * gbit                        # [egress]
+    assert "network_bandwidth" not in c3.assumptions
+    # [tier1] none below 30 vCPUs; [bandwidth] at most 100 Gbit/s on N2 and N2D
+    gcp = [v for v in cat.vms.values() if v.cloud == "gcp"]
+    assert all(v.tier_1_bandwidth is None for v in gcp if v.vcpus < 30)
+    assert max(v.tier_1_bandwidth or 0 for v in gcp if v.id.split("-")[0] in ("n2", "n2d")) == 100 * gbit
+    assert all(v.tier_1_bandwidth is None or v.tier_1_bandwidth > v.network_bandwidth for v in gcp)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda r: r["egress_checks"].update({"c3-standard-22": 24}), "c3-standard-22 gets 23.0 Gbit/s, where Google's page states 24"),
+    (lambda r: r["tier_1"]["most"].update({"c3": 150}), "c3 with 176 vCPUs: Tier_1 200 Gbit/s is above the published 150"),
+    (lambda r: r["tier_1"].update({"min_vcpus": 48}), "c3 with 44 vCPUs: Tier_1 needs at least 48 vCPUs"),
+])
+def test_egress_invariants_catch_a_figure_against_the_published_ones(change, message):
+    import yaml
+
+    rules = yaml.safe_load((ROOT / "tools" / "catalog" / "gce_rules.yaml").read_text())
+    gce.egress_table(rules)
+    change(rules)
+    with pytest.raises(gce.SourceError, match=message):
+        gce.egress_table(rules)

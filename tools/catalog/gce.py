@@ -3,11 +3,12 @@
     python tools/catalog/gce.py [--check]
 
 Reads ``tools/catalog/sources/gce/`` (an extract of Cyclenerd/google-cloud-pricing-cost-calculator
-``pricing.yml`` and Google's gcpdiag disk-performance tables) and the hand-kept series rules
+``pricing.yml``, Google's gcpdiag disk-performance tables, the egress figures of
+Cyclenerd/google-cloud-compute-machine-types and infracost's Google disk unit prices) and the hand-kept series rules
 ``tools/catalog/gce_rules.yaml``, and writes
 
 - ``python/iolab/catalog/data/gce.yaml``: the machine types (``vms`` rows with ``cloud: gcp``):
-  vCPUs, memory, default egress, the disk types each takes and its Persistent Disk limits;
+  vCPUs, memory, default and Tier_1 egress, the disk types each takes and its Persistent Disk limits;
 - ``python/iolab/catalog/data/prices/gcp.csv`` and ``gcp-sources.yaml``: on-demand hourly prices
   per region of those machine types, their 1- and 3-year committed use rates
   (``rates_per_hour.reserved-1y``, ``-3y``) and Persistent Disk / Hyperdisk Extreme capacity prices.
@@ -94,11 +95,47 @@ def pd_limits(rows: list[dict], machine: str, vcpus: int) -> dict | None:
             "write_bandwidth": f"{r['Maximum write throughput (MiBps)']}MiB/s"}
 
 
-def egress(rule: dict, vcpus: int) -> float | None:
-    """Default egress (Gbit/s) of a machine type with ``vcpus`` by its series' rule."""
-    if "by_vcpus" in rule:
-        return rule["by_vcpus"].get(vcpus)
-    return min(rule["per_vcpu"] * vcpus, rule["max"])
+EGRESS_FILE = "cyclenerd-machine-types-egress.json"
+
+
+def egress_table(rules: dict) -> tuple[dict, dict[str, dict[int, tuple[float, float | None]]]]:
+    """The egress extract's ``_source`` and, per series and vCPU count, the default and
+    Tier_1 egress (Gbit/s; Tier_1 None where the size has none). Raises :class:`SourceError`
+    naming the series and size unless the figures hold the invariants: each in (0, 200]
+    Gbit/s; neither falls as the vCPUs grow within a series; Tier_1 above the default, on
+    sizes with at least ``tier_1.min_vcpus`` vCPUs in the series it names, at most the
+    series' published ``tier_1.most``; and the published figures of ``egress_checks`` hold."""
+    data = json.loads((SOURCES / EGRESS_FILE).read_text(encoding="utf-8"))
+    tier_1 = rules["tier_1"]
+    out: dict[str, dict[int, tuple[float, float | None]]] = {}
+    for series, sizes in data["series"].items():
+        low = low_tier = 0.0
+        rows = sorted((int(v), float(d), None if t is None else float(t)) for v, (d, t) in sizes.items())
+        for vcpus, default, tier in rows:
+            where = f"{EGRESS_FILE}: {series} with {vcpus} vCPUs"
+            if not 0 < default <= 200 or (tier is not None and not 0 < tier <= 200):
+                raise SourceError(f"{where}: egress out of (0, 200] Gbit/s")
+            if default < low:
+                raise SourceError(f"{where}: {default:g} Gbit/s, below a smaller size's {low:g}")
+            if tier is not None:
+                if tier <= default or tier < low_tier:
+                    raise SourceError(f"{where}: Tier_1 {tier:g} Gbit/s is not above its default "
+                                      f"{default:g} and a smaller size's Tier_1 {low_tier:g}")
+                if series in tier_1["min_vcpus_series"] and vcpus < tier_1["min_vcpus"]:
+                    raise SourceError(f"{where}: Tier_1 needs at least {tier_1['min_vcpus']} vCPUs")
+                if tier > tier_1["most"].get(series, 200):
+                    raise SourceError(f"{where}: Tier_1 {tier:g} Gbit/s is above the published "
+                                      f"{tier_1['most'][series]:g}")
+                low_tier = tier
+            low = default
+        out[series] = {v: (d, t) for v, d, t in rows}
+    for ident, gbit in rules["egress_checks"].items():
+        m = _TYPE.match(ident)
+        found = out.get(m["series"], {}).get(int(m["vcpus"])) if m else None
+        if found is None or found[0] != gbit:
+            raise SourceError(f"{EGRESS_FILE}: {ident} gets {found and found[0]} Gbit/s, where Google's page "
+                              f"states {gbit:g}")
+    return data["_source"], out
 
 
 def disk_types(series: dict, vcpus: int) -> list[str]:
@@ -116,6 +153,7 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
     tables = {name: json.loads((SOURCES / name).read_text(encoding="utf-8"))
               for name in {s["pd"][0] for s in rules["series"].values() if "pd" in s}}
     src = pricing["_source"]
+    net, egress = egress_table(rules)
     out: dict[str, dict] = {}
     for ident, row in sorted(pricing["instance"].items()):
         m = _TYPE.match(ident)
@@ -125,15 +163,16 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
         vcpus = int(row["cpu"])
         if vcpus != int(m["vcpus"]):
             raise SourceError(f"{ident}: pricing.yml gives {vcpus} vCPUs, its name {m['vcpus']}")
-        gbit = egress(series["egress"], vcpus)
+        if vcpus not in egress.get(m["series"], {}):
+            raise SourceError(f"{ident}: {EGRESS_FILE} gives no egress for {m['series']} with {vcpus} vCPUs")
+        gbit, tier = egress[m["series"]][vcpus]
         takes = disk_types(series, vcpus)
         doc: dict = {"cloud": "gcp", "vcpus": vcpus, "memory": f"{_num(row['ram'])}GiB",
-                     "max_data_disks": 127, "premium_storage": True, "disk_types": takes}
+                     "max_data_disks": 127, "premium_storage": True, "disk_types": takes,
+                     "network_bandwidth": f"{_num(gbit)}Gbit/s"}
+        if tier is not None:
+            doc["tier_1_bandwidth"] = f"{_num(tier)}Gbit/s"
         assumed = ["max_data_disks"]
-        if gbit is not None:
-            doc["network_bandwidth"] = f"{_num(gbit)}Gbit/s"
-            if series.get("egress_assumed"):
-                assumed.append("network_bandwidth")
         limits = {}
         if "pd" in series:
             file, section = series["pd"]
@@ -146,7 +185,8 @@ def machines(pricing: dict, rules: dict) -> dict[str, dict]:
                                       f"takes {disk} only from {series['min_vcpus'][disk]} vCPUs")
             doc["disk_limits"] = limits
         doc["source"] = (f"{src['repository']} {src['path']} {src['commit'][:8]} ({src['date']}): vCPUs, memory; "
-                         f"egress: Compute Engine network-bandwidth page (2026-11-27)"
+                         f"egress: {net['repository']} {net['commit'][:8]} ({net['date']}), from the "
+                         f"{m['series'].upper()} machine-series page"
                          + (f"; Persistent Disk limits: GoogleCloudPlatform/gcpdiag {series['pd'][0][8:]} "
                             f"({series['pd'][1]}, 2024-08-21)" if "pd" in series else ""))
         doc["assumptions"] = assumed
@@ -330,14 +370,17 @@ def render(pricing: dict, rules: dict) -> dict[Path, str]:
     writer.writerow(HEADER + regions)
     writer.writerows(body)
     src = pricing["_source"]
+    net = egress_table(rules)[0]
     head = ("# Compute Engine machine types (cloud: gcp).\n#\n"
             "# GENERATED by tools/catalog/gce.py from tools/catalog/sources/gce/ and\n"
             "# tools/catalog/gce_rules.yaml. Edit those and rerun; do not edit this file.\n#\n"
-            "# Memory in GiB; network: default per-VM egress (Tier_1 off); disk_limits: the per-VM\n"
+            "# Memory in GiB; network: default per-VM egress (Tier_1 off), tier_1_bandwidth: with Tier_1\n"
+            "# networking; disk_limits: the per-VM\n"
             "# Persistent Disk limits of the machine type (MiB/s = 2^20 B/s), reads and writes apart.\n"
             f"# Sources: {src['repository']} {src['path']} commit {src['commit']} ({src['date']});\n"
             "#   GoogleCloudPlatform/gcpdiag gcpdiag/runbook/gce/disk_performance_benchmark/*.json\n"
-            "#   (commit af187502, 2024-08-21); cloud.google.com/compute/docs/network-bandwidth.\n")
+            "#   (commit af187502, 2024-08-21); egress: Cyclenerd/google-cloud-compute-machine-types\n"
+            f"#   instances/series/*.sql commit {net['commit']} ({net['date']}).\n")
     text = head + yaml.safe_dump({"vms": vms}, sort_keys=False, width=120, default_flow_style=None)
     sources = {"sources": {"cyclenerd": {
         "repository": src["repository"], "path": src["path"], "commit": src["commit"], "date": src["date"],
