@@ -35,8 +35,8 @@ def test_families_are_complete(cat):
     assert {"S4", "S6", "S10", "S15", "S20", "S30", "S40", "S50", "S60", "S70", "S80"} <= set(cat.disks)
     assert len(cat.disks) == 14 + 14 + 11
     assert set(cat.of_cloud("azure").provisioned) == {"premium-v2", "ultra"}
-    assert set(cat.of_cloud("gcp").provisioned) == {"pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced",
-                                                    "hyperdisk-extreme"}
+    assert set(cat.of_cloud("gcp").provisioned) == {"pd-standard", "pd-balanced", "pd-ssd", "pd-extreme",
+                                                    "hyperdisk-balanced", "hyperdisk-extreme", "hyperdisk-throughput"}
     assert set(cat.of_cloud("aws").provisioned) == {"gp3", "io1", "io2", "io2-bx"}
     assert set(cat.scaled) == {"gp2", "st1", "sc1"}
     assert set(cat.services) == {"anf-standard", "anf-premium", "anf-ultra", "anf-flexible", "gcnv-flex",

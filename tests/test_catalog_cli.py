@@ -44,7 +44,7 @@ def test_list_disks_json_includes_provisioned(iolab):
 def test_list_everything_json(iolab):
     rows = iolab("catalog list --json").json()
     counts = {kind: sum(r["kind"] == kind for r in rows) for kind in {r["kind"] for r in rows}}
-    assert counts == {"vm": len(bundled_catalog().vms), "disk": 39, "provisioned-disk": 11, "scaled-disk": 3, "service": 12,
+    assert counts == {"vm": len(bundled_catalog().vms), "disk": 39, "provisioned-disk": 13, "scaled-disk": 3, "service": 12,
                       "protocol": 4}
     assert all("id" in r and r["source"] for r in rows)
 

@@ -125,8 +125,9 @@ class ProvisionedDisk(CloudRow):
 
     With a ``knee`` the throughput stops at ``knee.bandwidth`` until ``knee.per_iops`` per
     IOPS gives more (io1/io2 above 32,000 IOPS: 16 KiB per IOPS, up to ``max_bandwidth``).
-    Where ``bandwidth_provisioned`` is false (io1, io2) the throughput is not chosen: it is
-    the most the IOPS allow.
+    Where ``bandwidth_provisioned`` is false (io1, io2, pd-extreme, Hyperdisk Throughput) the
+    throughput is not chosen: it is the most the IOPS allow; given alone, it sets the IOPS it
+    needs (Hyperdisk Throughput is provisioned by its throughput: 4 IOPS per MiB/s).
     No host caching. Latencies are unloaded latencies (assumptions: not published).
 
     ``by_size`` (Google Cloud Persistent Disk): the performance is not provisioned but follows
@@ -136,8 +137,8 @@ class ProvisionedDisk(CloudRow):
     gives (a plan's disks carry what they are planned for), never higher.
     """
 
-    tier: Literal["premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced",
-                  "hyperdisk-extreme", "gp3", "io1", "io2"]
+    tier: Literal["premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-ssd", "pd-extreme", "hyperdisk-balanced",
+                  "hyperdisk-extreme", "hyperdisk-throughput", "gp3", "io1", "io2"]
     by_size: bool = False
     bandwidth_per_gib: PositiveRate | None = None
     min_size: PositiveSize
@@ -256,6 +257,8 @@ class ProvisionedDisk(CloudRow):
         if self.by_size:
             return self._sized_caps(size, iops, bandwidth, baseline_share)
         most_iops, _ = self.max_caps(size)
+        if iops is None and bandwidth is not None and not self.bandwidth_provisioned:
+            iops = self.iops_for(bandwidth)  # the throughput given alone sets the IOPS it comes with
         if iops is None:
             iops = self.baseline_iops if self.baseline_iops is not None else most_iops
         if iops < self.min_iops:

@@ -43,8 +43,8 @@ __all__ = ["load_catalog", "bundled_catalog", "TOP_LEVEL"]
 
 TOP_LEVEL = ("version", *SECTIONS, "defaults")
 """The keys a catalog file may have at its top level."""
-_PROVISIONED_TIERS = ("premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced",
-                      "hyperdisk-extreme")
+_PROVISIONED_TIERS = ("premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-ssd", "pd-extreme",
+                      "hyperdisk-balanced", "hyperdisk-extreme", "hyperdisk-throughput")
 _META = ("source", "assumptions", "notes")
 
 

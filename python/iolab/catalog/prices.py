@@ -75,6 +75,12 @@ class PriceTable:
     extra: tuple["PriceTable", ...] = ()
 
     @functools.cached_property
+    def rated(self) -> frozenset[str]:
+        """The ids of the VMs this table or an extra one gives ``rates_per_hour.MODEL`` rows."""
+        own = {ident for section, ident, fld in self.rows if fld.startswith("rates_per_hour.")}
+        return frozenset(own.union(*(t.rated for t in self.extra)))
+
+    @functools.cached_property
     def _column(self) -> dict[str, int]:
         return {r: _FIXED + i for i, r in enumerate(self.regions)}
 
@@ -196,8 +202,25 @@ def _has_price(row: Any, fld: str) -> bool:
     return True
 
 
+RATE_MODELS = ("reserved-1y", "reserved-3y", "savings-1y", "savings-3y")
+"""The pricing models a table row ``rates_per_hour.MODEL`` may give a VM a rate for."""
+
+
+def _rates(table: PriceTable, ident: str, region: str) -> dict[str, float]:
+    """A VM's hourly rates in ``region`` by pricing model, as the table gives them (Compute
+    Engine's committed use rates); empty where it gives none."""
+    found = {}
+    for model in RATE_MODELS:
+        price, _ = table.lookup("vms", ident, f"rates_per_hour.{model}", region)
+        if price is not None:
+            found[model] = price.value
+    return found
+
+
 def in_region(catalog: "Catalog", region: str) -> "Catalog":
-    """``catalog`` with every price taken from ``region``; see :meth:`Catalog.in_region`."""
+    """``catalog`` with every price taken from ``region``; see :meth:`Catalog.in_region`.
+    A VM whose file gives no ``rates_per_hour`` takes the region's rates from the table
+    (``rates_per_hour.MODEL`` rows); rates that a file gives are kept whole."""
     table = price_table()
     name = table.region(region)
     status: dict[tuple[str, str, str], PriceStatus] = {}
@@ -216,6 +239,9 @@ def in_region(catalog: "Catalog", region: str) -> "Catalog":
                 price, found = table.lookup(section, ident, table_field, name)
                 update[fld] = None if price is None else price.value * factor
                 status[(section, ident, fld)] = found
+            if section == "vms" and ident in table.rated and row.rates_per_hour is None \
+                    and (rates := _rates(table, ident, name)):
+                update["rates_per_hour"] = rates  # type: ignore[assignment]
             if update:
                 assumed = tuple(a for a in row.assumptions if a not in update)
                 row = row.model_copy(update={**update, "assumptions": assumed})

@@ -73,6 +73,9 @@ class Vm(CloudRow):
       ``ultra_bandwidth``: the uncached caps over Premium SSD v2 and Ultra Disk where the
       page gives them apart from the Premium SSD caps (None: the page gives none).
     - ``network_bandwidth``: aggregate egress bytes/s over all NICs (not guaranteed).
+    - ``tier_1_bandwidth``: the same with Compute Engine's Tier_1 networking (a paid option
+      of the larger sizes; None where the size has none). Not used unless a scenario takes
+      it as its ``clients.limits.network_bandwidth``.
     - ``price_per_month``: a file may give ``price_per_hour`` instead (times 730).
     - ``arch``: ``x86_64`` or ``arm64``; where a row does not state it, Azure's size-name
       convention gives it (a ``p`` among the additive features, as in ``D16pls_v5``: an
@@ -112,6 +115,7 @@ class Vm(CloudRow):
     ultra_iops: PositiveOps | None = None
     ultra_bandwidth: PositiveRate | None = None
     network_bandwidth: PositiveRate | None = None
+    tier_1_bandwidth: PositiveRate | None = None
     price_per_month: NonNegativeFloat | None = None
     arch: Literal["x86_64", "arm64"] = "x86_64"
     parent: str | None = None
