@@ -420,6 +420,8 @@ def price_entry(catalog, ident: str) -> str:
         section, fields = "vms", ["price_per_hour"]
     elif ident in catalog.disks:
         section, fields = "disks", ["price_per_month"]
+    elif ident in catalog.scaled:
+        section, fields = "scaled", ["price_per_gib_month"]
     elif ident in catalog.provisioned:
         row = catalog.provisioned[ident]
         section = "provisioned"
