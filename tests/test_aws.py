@@ -165,13 +165,36 @@ def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
     assert io2.monthly_cost > 3 * best["monthly_cost"]
 
 
-def plan_in_process(path: Path, skus: str, region: str = "us-east-1"):
+def plan_in_process(path: Path, skus: str | None = None, region: str = "us-east-1", pricing: str | None = None,
+                    catalog: tuple[Path, ...] = ()):
     """The plan of the requirements at ``path`` with ``search.skus`` replaced by ``skus``."""
     from iolab.service.plan import PlanOptions, plan_text
 
-    text = path.read_text().replace("skus: [gp3, io2, gp2, st1, sc1]", f"skus: {skus}")
-    assert f"skus: {skus}" in text
-    return plan_text(text, path.name, options=PlanOptions(region=region), base=ROOT)
+    text = path.read_text()
+    if skus is not None:
+        text = text.replace("skus: [gp3, io2, gp2, st1, sc1]", f"skus: {skus}")
+        assert f"skus: {skus}" in text
+    return plan_text(text, path.name, catalog, PlanOptions(region=region, pricing=pricing), base=ROOT)
+
+
+def test_reserved_pricing_on_aws_warns_without_rates_and_uses_given_ones():
+    """No source publishes AWS reservation rates per type: under reserved-3y every candidate
+    is unpriced and the plan warns, naming the model and the entry that prices a type. With
+    the user's rates (tests/data/catalog/aws-reserved.yaml, example figures): m6a.4xlarge at
+    0.30 $/h x 730 = $219.00 plus the eight gp3 volumes' $163.84 = $382.84 a month."""
+    oltp = ROOT / "examples" / "aws-oltp-requirements.yaml"
+    bare = plan_in_process(oltp, pricing="reserved-3y").to_json()
+    (warning,) = [w for w in bare["warnings"] if w["field"] == "pricing.model"]
+    assert "no AWS VM in the catalog has a reserved-3y rate" in warning["message"]
+    assert "rates_per_hour: {reserved-3y: ...}" in warning["message"]
+    assert bare["candidates"] and all(c["monthly_cost"] is None for c in bare["candidates"])
+    assert any("rates_per_hour: {reserved-3y: ...}" in s for u in bare["unpriced"] for s in u["supply"])
+    rated = plan_in_process(oltp, pricing="reserved-3y",
+                            catalog=(ROOT / "tests" / "data" / "catalog" / "aws-reserved.yaml",)).to_json()
+    assert not [w for w in rated["warnings"] if w["field"] == "pricing.model"]
+    best = rated["candidates"][0]
+    assert best["config"]["vm"] == "m6a.4xlarge" and best["bill"]["pricing"]["vm"] == "reserved-3y"
+    assert best["monthly_cost"] == pytest.approx(0.30 * 730 + 2048 * 0.08, abs=0.01)
 
 
 def test_oltp_plan_sizes_gp2_by_its_baseline_and_never_picks_hdd():
