@@ -160,12 +160,84 @@ def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
     assert sum(d["count"] * d["size"] for d in best["config"]["disks"]) >= 2 * TiB
     assert best["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.08, abs=0.5)
     assert best["prediction"]["iops"] >= 16000 and best["prediction"]["latency"]["mean"] <= 0.005
-    only_io2 = tmp_path / "io2.yaml"
-    only_io2.write_text((ROOT / "examples" / "aws-oltp-requirements.yaml").read_text()
-                        .replace("skus: [gp3, io2]", "skus: [io2]"))
-    io2 = plan(only_io2)["candidates"][0]
-    assert io2["monthly_cost"] == pytest.approx(0.6912 * 730 + 2048 * 0.125 + 20000 * 0.065, abs=1.0)
-    assert io2["monthly_cost"] > 3 * best["monthly_cost"]
+    io2 = plan_in_process(ROOT / "examples" / "aws-oltp-requirements.yaml", "[io2]").plan.candidates[0]
+    assert io2.monthly_cost == pytest.approx(0.6912 * 730 + 2048 * 0.125 + 20000 * 0.065, abs=1.0)
+    assert io2.monthly_cost > 3 * best["monthly_cost"]
+
+
+def plan_in_process(path: Path, skus: str | None = None, region: str = "us-east-1", pricing: str | None = None,
+                    catalog: tuple[Path, ...] = ()):
+    """The plan of the requirements at ``path`` with ``search.skus`` replaced by ``skus``."""
+    from iolab.service.plan import PlanOptions, plan_text
+
+    text = path.read_text()
+    if skus is not None:
+        text = text.replace("skus: [gp3, io2, gp2, st1, sc1]", f"skus: {skus}")
+        assert f"skus: {skus}" in text
+    return plan_text(text, path.name, catalog, PlanOptions(region=region, pricing=pricing), base=ROOT)
+
+
+def test_reserved_pricing_on_aws_warns_without_rates_and_uses_given_ones():
+    """No source publishes AWS reservation rates per type: under reserved-3y every candidate
+    is unpriced and the plan warns, naming the model and the entry that prices a type. With
+    the user's rates (tests/data/catalog/aws-reserved.yaml, example figures): m6a.4xlarge at
+    0.30 $/h x 730 = $219.00 plus the eight gp3 volumes' $163.84 = $382.84 a month."""
+    oltp = ROOT / "examples" / "aws-oltp-requirements.yaml"
+    bare = plan_in_process(oltp, pricing="reserved-3y").to_json()
+    (warning,) = [w for w in bare["warnings"] if w["field"] == "pricing.model"]
+    assert "no AWS VM in the catalog has a reserved-3y rate" in warning["message"]
+    assert "rates_per_hour: {reserved-3y: ...}" in warning["message"]
+    assert bare["candidates"] and all(c["monthly_cost"] is None for c in bare["candidates"])
+    assert any("rates_per_hour: {reserved-3y: ...}" in s for u in bare["unpriced"] for s in u["supply"])
+    rated = plan_in_process(oltp, pricing="reserved-3y",
+                            catalog=(ROOT / "tests" / "data" / "catalog" / "aws-reserved.yaml",)).to_json()
+    assert not [w for w in rated["warnings"] if w["field"] == "pricing.model"]
+    best = rated["candidates"][0]
+    assert best["config"]["vm"] == "m6a.4xlarge" and best["bill"]["pricing"]["vm"] == "reserved-3y"
+    assert best["monthly_cost"] == pytest.approx(0.30 * 730 + 2048 * 0.08, abs=0.01)
+
+
+def test_oltp_plan_sizes_gp2_by_its_baseline_and_never_picks_hdd():
+    """gp2 and the HDD volumes are searched too, and lose the OLTP requirement.
+
+    By hand: gp2 gives 3 IOPS per GiB sustained; its burst to 3,000 IOPS lasts minutes, so
+    the plan sizes it by the baseline: 16,000 IOPS at most 80 % busy need 20,000 IOPS, 6,667
+    GiB, two volumes of 3,334 GiB (10,002 IOPS each): 6,668 GiB x $0.10 = $666.80, plus the
+    m6a.4xlarge's $504.58: $1,171.38, against gp3's $668.42. st1 counts each random 8 KiB IO
+    as one of its 500 IOPS: 27 volumes (the most an instance takes) give 13,500, short of 16,000."""
+    gp2 = plan_in_process(ROOT / "examples" / "aws-oltp-requirements.yaml", "[gp2]").plan.candidates[0]
+    (group,) = gp2.config.disks
+    assert gp2.config.vm == "m6a.4xlarge" and group.sku == "gp2"
+    assert group.count * group.size == pytest.approx(6668 * GiB, rel=0.001)
+    assert gp2.monthly_cost == pytest.approx(0.6912 * 730 + 6668 * 0.10, abs=0.5)
+    hdd = plan_in_process(ROOT / "examples" / "aws-oltp-requirements.yaml", "[st1, sc1]").plan
+    assert not hdd.candidates and hdd.near_misses
+
+
+def test_a_sequential_scan_plan_picks_st1_worked_by_hand():
+    """200 MiB/s of 1 MiB sequential reads on 4 TiB (examples/aws-scan-requirements.yaml).
+
+    By hand (us-east-1): the instance's EBS baseline must carry 209.7 MB/s at most 80 % busy:
+    m6i.2xlarge (312.5 MB/s, 67 %) at 0.384 $/h x 730 = $280.32. st1 gives 40 MiB/s per TiB
+    sustained (sequential IO merges into 1 MiB IOs, so its 500 IOPS do not bind): 250 MiB/s
+    need 6.25 TiB, 6,400 GiB x $0.045 = $288.00, more than the 4 TiB asked for and still the
+    cheapest: $568.32. sc1 (12 MiB/s per TiB): 20.8 TiB, two volumes of 10,667 GiB x $0.015 =
+    $320.01, $600.33. gp3: the 4 TiB at $0.08 = $327.68, two volumes' free 125 MiB/s each
+    carry it: $608.00."""
+    out = plan(ROOT / "examples" / "aws-scan-requirements.yaml")
+    best = out["candidates"][0]
+    (group,) = best["config"]["disks"]
+    assert best["config"]["vm"] == "m6i.2xlarge" and group["sku"] == "st1"
+    assert group["count"] * group["size"] == pytest.approx(6400 * GiB, rel=0.001)
+    assert group["bandwidth"] * group["count"] == pytest.approx(250 * MiB, rel=0.001)  # sustained, not the burst
+    assert best["monthly_cost"] == pytest.approx(280.32 + 288.00, abs=0.05)
+    assert best["bill"]["disks"] == pytest.approx(288.00, abs=0.05)
+    assert best["prediction"]["bottleneck"]["kind"] == "disk"
+    assert best["prediction"]["bottleneck"]["utilization"] == pytest.approx(0.8, abs=0.005)
+    for skus, cost in (("[sc1]", 280.32 + 320.01), ("[gp3]", 280.32 + 327.68)):
+        other = plan_in_process(ROOT / "examples" / "aws-scan-requirements.yaml", skus).plan.candidates[0]
+        assert other.monthly_cost == pytest.approx(cost, abs=0.05)
+        assert other.monthly_cost > best["monthly_cost"]
 
 
 def simulate(path: Path, *args: str) -> dict:

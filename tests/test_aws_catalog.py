@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import shutil
 import sys
 
@@ -63,3 +64,53 @@ def test_a_broken_ebs_table_stops_the_build(tmp_path, old, new, words):
     with pytest.raises(gen.SourceError, match="m6i.xlarge") as e:
         gen.build(folder)
     assert words in str(e.value)
+
+
+# The second source of EC2 prices (SkyPilot's catalog, tools/catalog/sources/prices/skypilot-aws-vms.txt)
+# checks karpenter's us-east-1 figures in tools/catalog/prices.py, as zombiescan checks Azure's.
+
+from iolab.catalog.prices import corrections, price_table  # noqa: E402
+from tools.catalog import prices as price_build  # noqa: E402
+
+PRICE_SOURCES = ROOT / "tools" / "catalog" / "sources" / "prices"
+
+
+def test_the_two_sources_agree_on_every_type_both_give_but_m5zn_metal():
+    """Every figure of the second source is the table's within 0.5 %; where karpenter's
+    m5zn.metal ($4.3605, 10 % above its 48-vCPU sibling m5zn.12xlarge at $3.9641) disagrees,
+    the lower figure, SkyPilot's $3.9641, is the table's, and the correction says why."""
+    second, _ = price_build.read_second_vms(PRICE_SOURCES)
+    table = price_table()
+    assert len(second["us-east-1"]) >= 40
+    for name, figure in second["us-east-1"].items():
+        price, status = table.lookup("vms", name, "price_per_hour", "us-east-1")
+        assert status == "priced" and price.value == pytest.approx(figure, rel=0.005), name
+    price, _ = table.lookup("vms", "m5zn.metal", "price_per_hour", "us-east-1")
+    assert (price.value, price.source, price.date) == (3.9641, "skypilot-aws", "2026-11-27")
+    fix = corrections()[("vms", "m5zn.metal", "price_per_hour", "us-east-1")]
+    assert (fix["was"], fix["now"], fix["rule"]) == ("4.3605", "3.9641", "sources-disagree")
+
+
+def test_a_raised_ec2_price_is_corrected_from_the_second_source(tmp_path):
+    # m6a.4xlarge planted at 0.8752 $/h (0.6912 + 16 x $0.0115, a Windows-like uplift): SkyPilot
+    # gives 0.6912, lower and 2.7 % apart, so the build keeps 0.6912 and records the change;
+    # m6a.8xlarge, on which the two agree, keeps karpenter's figure and source.
+    folder = tmp_path / "sources"
+    folder.mkdir()
+    for name in ("infracost-units.txt", "plancost-units.txt", "ocvs-shares.txt", "infracost-aws-units.txt",
+                 "zombiescan-disks.txt", "karpenter-vms.csv"):
+        shutil.copy(PRICE_SOURCES / name, folder / name)
+    head = "# repository: test/planted\n# commit: 0\n# date: 2026-01-01\n"
+    (folder / "karpenter-aws-vms.csv").write_text(head + "us-east-1,m6a.4xlarge,0.8752\nus-east-1,m6a.8xlarge,1.3824\n")
+    (folder / "skypilot-aws-vms.txt").write_text(head + "us-east-1 m6a.4xlarge 0.6912\nus-east-1 m6a.8xlarge 1.3824\n")
+    out = tmp_path / "out"
+    price_build.build(folder, out)
+    rows = {(r[1], r[2]): r for r in csv.reader((out / "prices.csv").read_text().splitlines())}
+    header = next(csv.reader((out / "prices.csv").read_text().splitlines()))
+    column = header.index("us-east-1")
+    assert rows[("m6a.4xlarge", "price_per_hour")][column] == "0.6912"
+    assert rows[("m6a.4xlarge", "price_per_hour")][6] == "karpenter-aws|us-east-1=skypilot-aws"
+    assert rows[("m6a.8xlarge", "price_per_hour")][6] == "karpenter-aws"
+    fixes = [r for r in csv.DictReader((out / "corrections.csv").read_text().splitlines()) if r["region"] == "us-east-1"]
+    assert [(f["id"], f["was"], f["now"], f["rule"]) for f in fixes] == [("m6a.4xlarge", "0.8752", "0.6912",
+                                                                         "sources-disagree")]

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Trap", "UNMODELLED_PACE", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique"]
+__all__ = ["Trap", "UNMODELLED_PACE", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique",
+           "rates_unknown"]
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,30 @@ def traps_of(loaded: Any, data: Any = None, base: Path | None = None) -> list[Tr
     if hasattr(loaded, "require"):  # a requirements file: the plan sets the load itself
         out += [t for part in (loaded, *getattr(loaded, "workloads", ())) for t in _paced_in_plan(part)]
         out += capacity_unknown(loaded)
+        out += rates_unknown(loaded)
     return out
+
+
+def rates_unknown(req: Any) -> list[Trap]:
+    """A warning when a requirements file (priced, :meth:`~iolab.plan.Requirements.in_region`)
+    is paid for under a reservation or savings plan that no VM row of its cloud has a rate
+    for: every configuration is then unpriced, and the warning says where the rates go."""
+    catalog = getattr(req, "catalog", None)
+    model = (getattr(catalog, "pricing", None) or {}).get("vm")
+    if model in (None, "payg") or not catalog.vms:
+        return []
+    if any((vm.rates_per_hour or {}).get(model) is not None for vm in catalog.vms.values()):
+        return []
+    from .catalog.cloud import DEFAULT_CLOUD, cloud
+
+    where = cloud(req.cloud or DEFAULT_CLOUD)
+    example = next(iter(catalog.vms))
+    imported = " or import them (iolab catalog import-prices)" if where.name == "azure" else ""
+    return [Trap(f"{model}: no {where.title} VM in the catalog has a {model} rate (rates_per_hour), and the "
+                 f"bundled prices hold none (no public source of {where.title} reservation or savings-plan rates "
+                 f"per region and size was found), so every configuration is unpriced under it; give the rates in "
+                 f"a catalog file{imported}: vms: {{{example}: {{rates_per_hour: {{{model}: ...}}}}}}",
+                 req.file, "pricing.model")]
 
 
 def capacity_unknown(req: Any) -> list[Trap]:

@@ -22,6 +22,8 @@ Extracts:
   become columns of their own, holding only those prices).
 - ``zombiescan-vms.txt``: ``REGION SKU PRICE``, a second source of VM hourly prices, used only
   to check and correct ``karpenter-vms.csv``.
+- ``skypilot-aws-vms.txt``: ``REGION TYPE PRICE``, the same for EC2 instance types, used only to
+  check and correct ``karpenter-aws-vms.csv``.
 
 Every region's prices pass the invariants of ``iolab.catalog.invariants`` before they are
 written: a VM size whose price per vCPU is out of line with its family is corrected from the
@@ -198,40 +200,63 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
     return table, sources
 
 
-def read_second_vms(folder: Path) -> tuple[dict[str, dict[str, float]], dict[str, str] | None]:
-    """The second source's VM hourly prices, ``{region: {size: price}}``, and its metadata
-    (None where the folder has no such extract: then the invariants can only drop rows)."""
-    path = folder / "zombiescan-vms.txt"
-    if not path.exists():
-        return {}, None
-    meta = _meta(path, "zombiescan-vms", True,
-                 "VM sizes, Linux pay-as-you-go hourly prices: a second source that checks and corrects the first")
+SECOND_SOURCES = (
+    ("zombiescan-vms.txt", "zombiescan-vms",
+     "VM sizes, Linux pay-as-you-go hourly prices: a second source that checks and corrects the first",
+     lambda size: size.startswith("Standard_"), "Standard_SIZE"),
+    ("skypilot-aws-vms.txt", "skypilot-aws",
+     "EC2 instance types, Linux on-demand hourly prices: a second source that checks and corrects the first",
+     lambda size: "." in size, "FAMILY.SIZE"),
+)
+"""The second sources of VM hourly prices (extract, name, what it is, how a size of its cloud
+looks): ``REGION SIZE PRICE`` lines, each region checked against one of them."""
+
+
+def read_second_vms(folder: Path) -> tuple[dict[str, dict[str, float]], list[dict[str, str]]]:
+    """The second sources' VM hourly prices, ``{region: {size: price}}``, and the metadata of
+    each source the folder has an extract of (a cloud without one can only have rows dropped)."""
     second: dict[str, dict[str, float]] = {}
-    for number, line in _lines(path):
-        parts = line.split()
-        where = f"{path.name}:{number}"
-        if len(parts) != 3 or not parts[1].startswith("Standard_"):
-            raise SourceError(f"{where}: expected REGION Standard_SIZE PRICE")
-        region, size, price = parts
-        if size in second.setdefault(region, {}):
-            raise SourceError(f"{where}: {size} in {region} given twice")
-        second[region][size] = _number(price, where)
-    return second, meta
+    metas: list[dict[str, str]] = []
+    for file, name, what, named, shape in SECOND_SOURCES:
+        path = folder / file
+        if not path.exists():
+            continue
+        metas.append(_meta(path, name, True, what))
+        for number, line in _lines(path):
+            parts = line.split()
+            where = f"{path.name}:{number}"
+            if len(parts) != 3 or not named(parts[1]):
+                raise SourceError(f"{where}: expected REGION {shape} PRICE")
+            region, size, price = parts
+            if size in second.setdefault(region, {}):
+                raise SourceError(f"{where}: {size} in {region} given twice")
+            second[region][size] = _number(price, where)
+    return second, metas
 
 
-def apply_invariants(table: dict, second: dict[str, dict[str, float]], second_name: str) -> list:
+def second_name(sizes: list[str], read: set[str]) -> str:
+    """The second source that checks a region whose VM sizes are ``sizes`` (the one of their
+    cloud, by how its sizes look), among the sources ``read``."""
+    for _, name, _, named, _ in SECOND_SOURCES:
+        if name in read and sizes and named(sizes[0]):
+            return name
+    return "no second source"
+
+
+def apply_invariants(table: dict, second: dict[str, dict[str, float]], read: set[str]) -> list:
     """Check every region's prices with :mod:`iolab.catalog.invariants`, correct or drop the
     rows that fail (in ``table``, a cell taken from the second source is recorded in its row's
-    ``cell_sources``), and return the corrections. Raises :class:`SourceError` where a region
+    ``cell_sources``; ``read``: the names of the second sources read), and return the corrections. Raises :class:`SourceError` where a region
     still breaks an invariant afterwards."""
     corrections = []
     vm_keys = {k: row for k, row in table.items() if k[0] == "vms" and k[2] == "price_per_hour"}
     regions = sorted({r for row in vm_keys.values() for r in row["values"]})
     for region in regions:
         primary = {k[1]: row["values"][region] for k, row in vm_keys.items() if region in row["values"]}
-        sources = {row["source"] for row in vm_keys.values()}
+        sources = {row["source"] for row in vm_keys.values() if region in row["values"]}
         primary_name = sorted(sources)[0] if len(sources) == 1 else "the VM table"
-        resolved, changes = invariants.resolve_vms(primary, second.get(region, {}), region, primary_name, second_name)
+        resolved, changes = invariants.resolve_vms(primary, second.get(region, {}), region, primary_name,
+                                                   second_name(sorted(primary), read))
         for change in changes:
             row = vm_keys[("vms", change.ident, "price_per_hour")]
             if change.now is None:
@@ -297,10 +322,9 @@ def build(sources_dir: Path = SOURCES, out_dir: Path = OUT) -> list[Path]:
     """Write ``prices.csv``, ``sources.yaml`` and ``corrections.csv`` into ``out_dir``; return
     their paths. Nothing is written when the sources break an invariant that cannot be fixed."""
     table, sources = read_sources(sources_dir)
-    second, meta_second = read_second_vms(sources_dir)
-    if meta_second:
-        sources.append(meta_second)
-    corrections = apply_invariants(table, second, meta_second["name"] if meta_second else "no second source")
+    second, metas = read_second_vms(sources_dir)
+    sources += metas
+    corrections = apply_invariants(table, second, {m["name"] for m in metas})
     prices, meta = render(table, sources)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

@@ -3,7 +3,7 @@ credit bucket) and st1/sc1 (throughput per TiB, bursting on a throughput credit 
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from pydantic import NonNegativeFloat, PositiveFloat, model_validator
 
@@ -93,18 +93,28 @@ class ScaledDisk(CloudRow):
 
         check_size(self, size)
 
+    def sustained(self, size: Any) -> tuple[Any, Any]:
+        """The baseline (ops/s, bytes/s) of volumes of ``size`` bytes, without their burst:
+        what they hold indefinitely. ``size`` may be a number or a numpy array (one figure
+        per size); the sizes are not checked (:meth:`caps` checks them)."""
+        import numpy as np  # only the planner passes arrays; listing the catalog needs no numpy
+
+        size = np.asarray(size, dtype=float)
+        iops = np.full(size.shape, float(self.max_iops))
+        if self.iops_per_gib is not None:
+            iops = np.minimum(self.max_iops, np.maximum(self.min_iops or 0.0, self.iops_per_gib * size / GiB))
+        if self.bandwidth_per_tib is not None:
+            bandwidth = np.minimum(float(self.max_bandwidth), self.bandwidth_per_tib * size / TiB)
+        elif self.small is not None:
+            bandwidth = np.where(size <= self.small.size, float(self.small.bandwidth), float(self.max_bandwidth))
+        else:
+            bandwidth = np.full(size.shape, float(self.max_bandwidth))
+        return iops, bandwidth
+
     def caps(self, size: int) -> ScaledCaps:
         """The caps of a volume of ``size`` bytes (raises when the size is out of range)."""
         self.check_size(size)
-        iops = self.max_iops
-        if self.iops_per_gib is not None:
-            iops = min(self.max_iops, max(self.min_iops or 0.0, self.iops_per_gib * size / GiB))
-        if self.bandwidth_per_tib is not None:
-            bandwidth = min(self.max_bandwidth, self.bandwidth_per_tib * size / TiB)
-        elif self.small is not None and size <= self.small.size:
-            bandwidth = self.small.bandwidth
-        else:
-            bandwidth = self.max_bandwidth
+        iops, bandwidth = (float(x) for x in self.sustained(size))
         burst_iops, credit_ops = iops, None
         if self.burst_iops is not None and self.burst_iops > iops:
             burst_iops, credit_ops = self.burst_iops, self.credit_ops

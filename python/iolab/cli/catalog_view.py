@@ -270,7 +270,9 @@ def _price_text(row: Sourced, field: str, cat: Catalog | None) -> str:
     model = (cat.pricing.get("vm") if cat is not None and field == "price_per_month" and isinstance(row, Vm)
              else None)
     if model not in (None, "payg"):
-        return f"no {model} rate (rates_per_hour) for this size: import its Retail Prices reservation items"
+        if row.cloud == "azure":
+            return f"no {model} rate (rates_per_hour) for this size: import its Retail Prices reservation items"
+        return f"no {model} rate (rates_per_hour): none bundled for this cloud; give it in a catalog file"
     if status == "missing":
         from ..catalog.prices import dropped_reason
 

@@ -18,7 +18,9 @@ VOLUME = "data"
 class DiskChoice:
     """``count`` disks of ``sku`` with host caching ``caching``; for Premium SSD v2 and Ultra
     also the provisioned ``size`` (bytes), ``iops`` (ops/s) and ``bandwidth`` (bytes/s);
-    ``performance_plus`` when the disks are created with it (the SKU's expanded limits)."""
+    ``performance_plus`` when the disks are created with it (the SKU's expanded limits).
+    ``scaled``: a volume whose caps follow from its size (gp2, st1, sc1): ``iops`` and
+    ``bandwidth`` are then its sustained caps at ``size``, shown but not provisioned."""
 
     sku: str
     count: int
@@ -27,6 +29,7 @@ class DiskChoice:
     iops: float | None = None
     bandwidth: float | None = None
     performance_plus: bool = False
+    scaled: bool = False
 
     def to_json(self) -> dict:
         doc: dict = {"sku": self.sku, "count": self.count, "caching": self.caching}
@@ -42,8 +45,9 @@ class DiskChoice:
 
     def group(self) -> DiskGroup:
         """The scenario's disk group for this choice."""
+        iops, bandwidth = (None, None) if self.scaled else (self.iops, self.bandwidth)
         return DiskGroup(sku=self.sku, count=self.count, caching=self.caching, size=self.size,  # type: ignore[arg-type]
-                         iops=self.iops, bandwidth=self.bandwidth, performance_plus=self.performance_plus)
+                         iops=iops, bandwidth=bandwidth, performance_plus=self.performance_plus)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@
 - Premium SSD v2, Ultra, gp3, io1, io2: per GiB-month of size, plus per IOPS-month and per
   MB/s-month of what is provisioned above the free baseline (Premium SSD v2 and gp3: 3,000
   IOPS and 125 MB/s or MiB/s); io1/io2 bill no throughput (it follows from the IOPS).
+- gp2, st1, sc1 (performance from the size): per GiB-month of size only.
 - A share: per GiB-month of the billed capacity (the capacity pool where the service has
   pools: at least the pool minimum), plus, for a level whose throughput is provisioned apart
   (ANF Flexible), per MiB/s-month (``price_per_mibps_month``) of the throughput above the
@@ -22,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..catalog import Catalog, DiskSku, ProvisionedDisk, ServiceLevel, Vm
+from ..catalog import Catalog, DiskSku, ProvisionedDisk, ScaledDisk, ServiceLevel, Vm
 from ..units import GiB, MiB
 from .config import Config
 
-__all__ = ["vm_price", "disk_price", "provisioned_price", "provisioned_prices", "share_price", "billed_capacity", "pool_step", "unpriced",
+__all__ = ["vm_price", "disk_price", "scaled_price", "provisioned_price", "provisioned_prices", "share_price", "billed_capacity", "pool_step", "unpriced",
            "bill", "Bill", "MBPS"]
 
 MBPS = 1e6
@@ -41,6 +42,11 @@ def vm_price(vm: Vm | None) -> float | None:
 def disk_price(sku: DiskSku) -> float | None:
     """Monthly price of one fixed-size disk."""
     return sku.price_per_month
+
+
+def scaled_price(sku: ScaledDisk, size: int) -> float | None:
+    """Monthly price of one gp2, st1 or sc1 volume of ``size`` bytes (whole GiB billed)."""
+    return None if sku.price_per_gib_month is None else math.ceil(size / GiB) * sku.price_per_gib_month
 
 
 def provisioned_price(sku: ProvisionedDisk, size: int, iops: float, bandwidth: float) -> float | None:
@@ -159,6 +165,9 @@ def unpriced(catalog: Catalog, config: Config) -> list[str]:
         if isinstance(sku, DiskSku):
             if sku.price_per_month is None:
                 out.append(sku.id)
+        elif isinstance(sku, ScaledDisk):
+            if scaled_price(sku, d.size or sku.min_size) is None:
+                out.append(sku.id)
         elif provisioned_price(sku, d.size or sku.min_size, d.iops or 0.0, d.bandwidth or 0.0) is None:
             out.append(sku.id)
     if config.share is not None:
@@ -211,6 +220,12 @@ def bill(catalog: Catalog, config: Config) -> Bill | None:
             if sku.price_per_month is None:
                 return None
             total += Bill(disks=sku.price_per_month * group.count * n)
+            continue
+        if isinstance(sku, ScaledDisk):
+            price = scaled_price(sku, group.size or sku.min_size)
+            if price is None:
+                return None
+            total += Bill(disks=price * group.count * n)
             continue
         parts = provisioned_parts(sku, group.size or sku.min_size, group.iops or 0.0, group.bandwidth or 0.0)
         if parts is None:

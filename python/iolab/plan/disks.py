@@ -38,7 +38,7 @@ from .requirements import Requirements
 from .table import Batch, Labels
 from .workload import Workload
 
-__all__ = ["Clients", "Streams", "search_fixed", "by_class", "open_latency", "IO_UNIT", "PREMIUM_TIERS"]
+__all__ = ["Clients", "Streams", "search_fixed", "by_class", "open_latency", "striped_open", "IO_UNIT", "PREMIUM_TIERS"]
 
 IO_UNIT = 256 * 1024
 PREMIUM_TIERS = ("premium", "premium-v2", "ultra")
@@ -140,6 +140,22 @@ def open_latency(lam: float, on_path: dict[str, np.ndarray], background: dict[st
             r = response.get(k, d) if response else d
             latency = latency + copies.get(k, 1) * residence(r, u)
     return util, latency
+
+
+def striped_open(lam: float, share: np.ndarray, m: np.ndarray, part: np.ndarray, ops: np.ndarray,
+                 d_u: np.ndarray, lat: np.ndarray, n: np.ndarray, vm_path: np.ndarray, iops: np.ndarray,
+                 bandwidth: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """:func:`open_latency` of rows of ``n`` striped disks, each capped at ``iops`` (counted
+    IOs/s) and ``bandwidth`` (bytes/s): per stream (columns) ``share`` of the IOs, each
+    touching ``m`` members that carry ``part`` bytes and ``ops`` counted IOs each, ``d_u``
+    the VM's demand and ``lat`` the disk's unloaded latency; ``vm_path`` the VM's demand
+    per IO over the mix."""
+    nn = n[:, None].astype(float)
+    d = np.maximum(ops / iops[:, None], part / bandwidth[:, None])  # per member visit
+    on_path = {"vm": vm_path, "disk": (share * m / nn * d).sum(axis=1)}
+    response = {"disk": (share / nn * d).sum(axis=1)}  # a striped IO's members run in parallel
+    z = (share * np.maximum(0.0, lat - d_u - d)).sum(axis=1)
+    return open_latency(lam, on_path, {}, {"disk": n}, z, response)
 
 
 def search_fixed(req: Requirements, wl: Workload, clients: Clients, st: Streams,

@@ -33,6 +33,7 @@ from .cost import bill
 from .disks import Clients, Streams, search_fixed
 from .prediction import LoadPrediction, predict_at_load
 from .provisioned import search_provisioned
+from .scaled import search_scaled
 from .rank import Candidate, failing_kinds, lacks, over_margin
 from .requirements import Requirements
 from .table import TOLERANCE, WORDS, Batch, Limits
@@ -175,7 +176,8 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     cat = req.catalog
     fixed: list[DiskSku] = [cat.disks[s] for s in sku_ids if s in cat.disks]
     provisioned = [cat.provisioned[s] for s in sku_ids if s in cat.provisioned]
-    parts = [_part(p, vm_ids, fixed, provisioned) for p in req.workloads]
+    scaled = [cat.scaled[s] for s in sku_ids if s in cat.scaled]
+    parts = [_part(p, vm_ids, fixed, provisioned, scaled) for p in req.workloads]
     clients = Clients.of(req.workloads[0], vm_ids, Streams.of(parts[0].wl).sizes)
     vm_limit = min(p.limits.max_utilization for p in parts)
     per = max(2, int(MAX_COMBINATIONS ** (1 / len(parts))))
@@ -297,12 +299,12 @@ class _Found:
             yield float(self.cost[i]), float(self.busiest[i]), int(self.vm[i]), tuple(int(x) for x in self.grid[:, i])
 
 
-def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list) -> _Part:
+def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list, scaled: list) -> _Part:
     wl = Workload.of(req)
     st = Streams.of(wl)
     cl = Clients.of(req, vm_ids, st.sizes)
     batches = [b for b in search_fixed(req, wl, cl, st, fixed) + search_provisioned(req, wl, cl, st, provisioned)
-               if len(b)]
+               + search_scaled(req, wl, cl, st, scaled) if len(b)]
     limits = Limits.of(req)
     pos = {vm: i for i, vm in enumerate(vm_ids)}
 

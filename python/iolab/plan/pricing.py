@@ -51,6 +51,7 @@ def priced(catalog: Catalog, pricing: "Pricing", licensed_cores: float = 0.0) ->
     disks = {i: _scaled(r, ("price_per_month",), 1 - d.disks) for i, r in catalog.disks.items()}
     provisioned = {i: _scaled(r, ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month"), 1 - d.disks)
                    for i, r in catalog.provisioned.items()}
+    scaled = {i: _scaled(r, ("price_per_gib_month",), 1 - d.disks) for i, r in catalog.scaled.items()}
     services = {i: _scaled(r, ("price_per_gib_month", "price_per_mibps_month", "price_per_iops_month"), 1 - d.shares)
                 for i, r in catalog.services.items()}
     used: dict = {"vm": pricing.model, "disks": "payg", "shares": "payg"}
@@ -61,5 +62,6 @@ def priced(catalog: Catalog, pricing: "Pricing", licensed_cores: float = 0.0) ->
     if licensed_cores:
         used["licensed_cores"] = licensed_cores
     return dataclasses.replace(catalog, vms=MappingProxyType(vms), disks=MappingProxyType(disks),
-                               provisioned=MappingProxyType(provisioned), services=MappingProxyType(services),
+                               provisioned=MappingProxyType(provisioned), scaled=MappingProxyType(scaled),
+                               services=MappingProxyType(services),
                                pricing=MappingProxyType(used))

@@ -23,7 +23,7 @@ from ..catalog import ProvisionedDisk
 from ..units import GiB
 from .config import Config, DiskChoice
 from .cost import MBPS, provisioned_prices
-from .disks import IO_UNIT, Clients, Rows, Streams, by_class, disk_facts, open_latency, stack_rows, stripe_tables
+from .disks import IO_UNIT, Clients, Rows, Streams, by_class, disk_facts, stack_rows, stripe_tables, striped_open
 from .requirements import Requirements
 from .table import TOLERANCE, Batch, Labels, Limits
 from .workload import Workload
@@ -131,12 +131,8 @@ class _Solver:
         return np.ceil(need / self.size_step) * self.size_step
 
     def evaluate(self, i: np.ndarray, b: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        q, nn = self.st.share, self.n[:, None].astype(float)
-        d = np.maximum(self.ops / i[:, None], self.part / b[:, None])  # per member visit
-        on_path = {"vm": self.vm_path, "disk": (q * self.m / nn * d).sum(axis=1)}
-        response = {"disk": (q / nn * d).sum(axis=1)}  # a striped IO's members run in parallel
-        z = (q * np.maximum(0.0, self.lat - self.d_u - d)).sum(axis=1)
-        util, latency = open_latency(self.wl.per_client, on_path, {}, {"disk": self.n}, z, response)
+        util, latency = striped_open(self.wl.per_client, self.st.share, self.m, self.part, self.ops, self.d_u,
+                                     self.lat, self.n, self.vm_path, i, b)
         # Beyond the SKU's maxima (or a size over its maximum) the row cannot be built.
         over = np.maximum(i / self.max_iops, b / self.max_bandwidth)
         util["disk"] = np.where(over > 1 + TOLERANCE, np.maximum(util["disk"], over), util["disk"])

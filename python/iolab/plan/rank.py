@@ -416,10 +416,15 @@ def _unpriced(req: Requirements, rows: _Rows, feasible_order: _Order, unpriced_r
 def price_entry(catalog, ident: str) -> str:
     """A catalog entry that would price ``ident`` (a VM size, a disk SKU, a service level),
     with the price fields it needs: ``vms: {Standard_D8s_v5: {price_per_hour: ...}}``."""
+    model = (catalog.pricing or {}).get("vm", "payg")
+    if ident in catalog.vms and model != "payg":  # a reservation's or savings plan's rate
+        return f"vms: {{{ident}: {{rates_per_hour: {{{model}: ...}}}}}}"
     if ident in catalog.vms:
         section, fields = "vms", ["price_per_hour"]
     elif ident in catalog.disks:
         section, fields = "disks", ["price_per_month"]
+    elif ident in catalog.scaled:
+        section, fields = "scaled", ["price_per_gib_month"]
     elif ident in catalog.provisioned:
         row = catalog.provisioned[ident]
         section = "provisioned"

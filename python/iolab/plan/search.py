@@ -9,6 +9,7 @@ from ..catalog import DiskSku, ProvisionedDisk
 from . import space
 from .disks import PREMIUM_TIERS, Clients, Streams, search_fixed
 from .provisioned import search_provisioned
+from .scaled import search_scaled
 from .rank import Plan, rank
 from .requirements import Requirements
 from .table import Batch
@@ -107,6 +108,7 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
     cat = req.catalog
     fixed = [cat.disks[s] for s in sku_ids if s in cat.disks]
     provisioned = [cat.provisioned[s] for s in sku_ids if s in cat.provisioned]
+    scaled = [cat.scaled[s] for s in sku_ids if s in cat.scaled]
     st = Streams.of(wl)
     clients = Clients.of(req, vm_ids, st.sizes)
     batches = search_fixed(req, wl, clients, st, fixed)
@@ -116,7 +118,8 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
     for tier, skus in by_tier.items():
         batches += search_provisioned(req, wl, clients if tier is None else Clients.of(req, vm_ids, st.sizes, tier),
                                       st, skus)
-    return batches, _excluded(req, clients, fixed + provisioned, batches)  # type: ignore[operator]
+    batches += search_scaled(req, wl, clients, st, scaled)
+    return batches, _excluded(req, clients, fixed + provisioned + scaled, batches)  # type: ignore[operator]
 
 
 def _excluded(req: Requirements, clients: Clients, skus: list[DiskSku | ProvisionedDisk],

@@ -84,9 +84,10 @@ def fits(vm, need) -> bool:
 
 
 def skus(req: Requirements) -> list[str]:
-    """Disk SKUs to search (fixed sizes and provisioned)."""
+    """Disk SKUs to search (fixed sizes, provisioned, and sized by their size: gp2, st1, sc1)."""
     cat = req.catalog
-    return select(req.search.skus, [*cat.disks, *cat.provisioned], "disk SKU", file=req.file, field="search.skus")
+    return select(req.search.skus, [*cat.disks, *cat.provisioned, *cat.scaled], "disk SKU", file=req.file,
+                  field="search.skus")
 
 
 def levels(req: Requirements) -> list[ServiceLevel]:

@@ -142,11 +142,13 @@ def _cost(s: Any, region: str) -> dict:
 
 
 def _provisioned(cat: Any, group: Any) -> tuple[int | None, float | None, float | None]:
-    """(size, iops, bandwidth) of a Premium SSD v2 or Ultra group, as plan bills them; fixed-size
-    disks have none."""
-    from ..catalog import ProvisionedDisk
+    """(size, iops, bandwidth) of a Premium SSD v2 or Ultra group, as plan bills them; the size
+    only of a gp2, st1 or sc1 group (billed by its size); fixed-size disks have none."""
+    from ..catalog import ProvisionedDisk, ScaledDisk
 
     sku = cat.disk(group.sku)
+    if isinstance(sku, ScaledDisk):
+        return int(group.size or sku.min_size), None, None
     if not isinstance(sku, ProvisionedDisk):
         return None, None, None
     size = int(group.size or sku.min_size)
