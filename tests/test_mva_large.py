@@ -9,8 +9,8 @@ import time
 import numpy as np
 import pytest
 
-from iolab import analytic
-from iolab.analytic import exact_mva
+from iolab.analytic import mva
+from iolab.analytic.mva import exact_mva
 
 # (demands, delay, phi): the worked example (a VM cap, four striped disks as parallel fork
 # members, the disks' latency as a delay), sixteen equal connections, two caps of nearly the
@@ -42,12 +42,12 @@ def test_large_populations_match_exact_mva(name):
     """Populations from just past the switch to 3× the exact steps: throughput, response time
     and queued IOs within 0.1 % of exact MVA climbed one population at a time."""
     d, Z, phi = NETWORKS[name]
-    top = 3 * analytic.EXACT_STEPS
+    top = 3 * mva.EXACT_STEPS
     ref = reference(d, Z, phi, top)
     dmax = max(d)
     # The switch: the first population whose busiest station reaches SATURATED.
-    switch = next((n for n, (X, _) in enumerate(ref, 1) if X * dmax >= analytic.SATURATED), None)
-    checks = {analytic.EXACT_STEPS + 1, 2 * analytic.EXACT_STEPS, top}
+    switch = next((n for n, (X, _) in enumerate(ref, 1) if X * dmax >= mva.SATURATED), None)
+    checks = {mva.EXACT_STEPS + 1, 2 * mva.EXACT_STEPS, top}
     if switch is not None:
         checks |= {switch + 1, switch + 7, 2 * switch}
     for N in sorted(n for n in checks if n <= top):
@@ -64,7 +64,7 @@ def test_saturated_networks_switch_without_losing_digits():
     1e-9, and the switch comes long before the step budget."""
     d, Z, phi = NETWORKS["worked example"]
     ref = reference(d, Z, phi, 2000)
-    switch = next(n for n, (X, _) in enumerate(ref, 1) if X * max(d) >= analytic.SATURATED)
+    switch = next(n for n, (X, _) in enumerate(ref, 1) if X * max(d) >= mva.SATURATED)
     assert switch < 200
     for N in (switch + 1, 500, 2000):
         X, _ = exact_mva(np.array(d), Z, N, np.array(phi, dtype=float))
