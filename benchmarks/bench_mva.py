@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from iolab import analytic
-from iolab.analytic import exact_mva
+from iolab.analytic import mva
+from iolab.analytic.mva import exact_mva
 
 NETWORKS = {
     "worked example": (np.array([1 / 25_600, 2e-4, 2e-4, 2e-4, 2e-4]), 0.0016, np.array([1, .25, .25, .25, .25])),
@@ -46,12 +46,12 @@ def _median(fn, repeat: int) -> tuple[float, object]:
 
 
 def _climbing_all_the_way(D, Z, N, phi):
-    saved = analytic.SATURATED, analytic.EXACT_STEPS
-    analytic.SATURATED, analytic.EXACT_STEPS = 2.0, 1 << 62
+    saved = mva.SATURATED, mva.EXACT_STEPS
+    mva.SATURATED, mva.EXACT_STEPS = 2.0, 1 << 62
     try:
         return exact_mva(D, Z, N, phi)
     finally:
-        analytic.SATURATED, analytic.EXACT_STEPS = saved
+        mva.SATURATED, mva.EXACT_STEPS = saved
 
 
 def main() -> dict:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from iolab.bench.safety import SystemProbe
+from iolab.bench.probe import SystemProbe
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -67,7 +67,7 @@ def test_randtrimwrite_on_an_existing_file_is_refused(iolab, lab):
 
 
 def test_unknown_write_modes_are_writes():
-    from iolab.bench.safety import job_writes
+    from iolab.bench.write_policy import job_writes
     from iolab.fio import FioJob
 
     for mode in ("randtrimwrite", "trimwrite", "trim", "randtrim", "rw", "randrw", "write", "randwrite"):
@@ -184,7 +184,8 @@ def test_remote_jobs_may_not_name_files(iolab, lab):
 
 
 def test_destructive_lifts_the_allow_list_but_not_mounted_devices(lab):
-    from iolab.bench.safety import FakeProbe, check_jobs, inspect_target
+    from iolab.bench.probe import FakeProbe, inspect_target
+    from iolab.bench.write_policy import check_jobs
     from iolab.errors import SafetyError
     from iolab.fio import parse_jobfile
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from iolab.bench.executor import _die_with_parent
-from iolab.bench.safety import SystemProbe
+from iolab.bench.probe import SystemProbe
 from iolab.bench.store import ResultsStore
 
 FIO = shutil.which("fio")

@@ -19,7 +19,7 @@ from iolab.bench.fakejson import FakeJob, fio_json
 from iolab.bench.jobs import Settings
 from iolab.bench.ready import layout_bytes
 from iolab.bench.runner import Bench, Request
-from iolab.bench.safety import FakeProbe
+from iolab.bench.probe import FakeProbe
 from iolab.bench.store import ResultsStore
 from iolab.errors import InputError, RunError
 from iolab.fio import FioJob, parse_jobfile

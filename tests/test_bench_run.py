@@ -12,7 +12,7 @@ from iolab.bench.executor import FakeExecutor, FakeRun
 from iolab.bench.fakejson import FakeJob, fio_json
 from iolab.bench.jobs import Settings
 from iolab.bench.runner import Bench, Request
-from iolab.bench.safety import FakeProbe
+from iolab.bench.probe import FakeProbe
 from iolab.bench.store import ResultsStore
 from iolab.errors import RunError
 from iolab.fio import FioJob

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from iolab.bench.safety import FakeProbe, Workspace, check_jobs, inspect_target, job_writes, mount_of, parse_mounts
+from iolab.bench.probe import FakeProbe, inspect_target, mount_of, parse_mounts
+from iolab.bench.workspace import Workspace
+from iolab.bench.write_policy import check_jobs, job_writes
 from iolab.errors import InputError, SafetyError
 from iolab.fio import FioJob
 
@@ -116,7 +118,7 @@ def test_mounted_device_found_by_number_when_the_table_names_it_oddly():
 
 
 def test_real_mountinfo_knows_the_root_filesystem():
-    from iolab.bench.safety import SystemProbe
+    from iolab.bench.probe import SystemProbe
 
     ids = SystemProbe().mounted_ids()
     assert "/" in ids.values() and all(":" in k for k in ids)

@@ -125,6 +125,47 @@ def test_held_out_runs_are_predicted_not_fitted(iolab, tmp_path):
     assert doc["held_out_error_after"]["iops"] < 0.02
 
 
+def test_the_figures_after_the_fit_are_those_predict_gives_with_the_file(iolab, tmp_path):
+    """Calibration applied one way: the figures calibrate reports after its fit (run 1, at the
+    scenario's own iodepth; a held-out run too) are, to the last digits, those `predict
+    --calibration FILE` gives with the file it wrote (the values as the file keeps them)."""
+    db = _runs(tmp_path, [1, 2, 4, 8, 16, 32, 64])
+    start = _scenario(tmp_path / "s.yaml", "{read_latency: 100us, write_latency: 100us}")
+    cal = tmp_path / "cal.yaml"
+    doc = iolab(f"calibrate {start} --runs 1,2,3,5,7 --validate 4,6 --db {db} -o {cal} --json").json()
+    point = next(p for p in doc["points"] if p["run_id"] == 1)["after"]
+    tuned = iolab(f"predict {start} --calibration {cal} --json").json()
+    assert tuned["iops"] != pytest.approx(iolab(f"predict {start} --json").json()["iops"], rel=1e-3)
+    assert point["iops"] == pytest.approx(tuned["iops"], rel=1e-12)
+    assert point["bandwidth"] == pytest.approx(tuned["bandwidth"], rel=1e-12)
+    assert point["latency.mean"] == pytest.approx(tuned["latency"]["mean"], rel=1e-12)
+    held = next(p for p in doc["held_out"] if p["run_id"] == 4)["after"]
+    deeper = tmp_path / "s4.yaml"
+    deeper.write_text(start.read_text().replace("iodepth: 1,", "iodepth: 8,"))
+    at4 = iolab(f"predict {deeper} --calibration {cal} --json").json()
+    assert held["iops"] == pytest.approx(at4["iops"], rel=1e-12)
+
+
+def test_the_example_calibration_gives_what_its_fitted_values_give(iolab):
+    """examples/p30-calibration.yaml as predict --calibration reads it (the service behind the
+    command), and its fitted value applied by the function calibrate uses after its fit: the
+    same figures."""
+    from iolab.calibrate.calibration import calibrated
+    from iolab.prediction import predict
+    from iolab.scenario import load_scenario
+    from iolab.service.predict import PredictOptions, predict_file
+
+    doc = yaml.safe_load(Path("examples/p30-calibration.yaml").read_text())
+    values = {f["parameter"]: f["value"] for f in doc["calibration"]["fitted"]}
+    scenario = Path("examples/oltp-ds13-p30.yaml")
+    served = predict_file(scenario, PredictOptions(calibration=Path("examples/p30-calibration.yaml"))).phases[0]
+    plain = predict_file(scenario).phases[0]
+    direct = predict(calibrated(load_scenario(scenario), values))
+    assert served.latency > plain.latency   # 3 ms disks instead of 2 ms
+    assert direct.iops == pytest.approx(served.iops, rel=1e-12)
+    assert direct.latency == pytest.approx(served.latency, rel=1e-12)
+
+
 def test_existing_output_is_left_intact_without_force(iolab, tmp_path):
     db = _runs(tmp_path, [1, 4])
     start = _scenario(tmp_path / "s.yaml", "{read_latency: 100us, write_latency: 100us}")

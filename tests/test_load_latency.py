@@ -140,7 +140,7 @@ def test_the_catalog_shows_the_law_in_words(iolab):
 def test_the_throughput_and_its_load_delay_agree(load):
     """At each population step X (A + Σ p × delay(X c)) = n: the MVA's solution against a
     plain bisection, for a share's law, a convex law and two laws at once."""
-    from iolab.analytic import _loaded_rate, _rate_function
+    from iolab.analytic.load_delays import loaded_rate, rate_function
 
     def residual(x, n, a):
         return x * (a + sum(p * lw.delay(x * c) for p, lw, c in load)) - n
@@ -150,5 +150,5 @@ def test_the_throughput_and_its_load_delay_agree(load):
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if residual(mid, n, a) < 0 else (lo, mid)
-        assert _loaded_rate(n, a, load) == pytest.approx(lo, rel=1e-9)
-        assert _rate_function(load)(n, a) == pytest.approx(lo, rel=1e-9)
+        assert loaded_rate(n, a, load) == pytest.approx(lo, rel=1e-9)
+        assert rate_function(load)(n, a) == pytest.approx(lo, rel=1e-9)

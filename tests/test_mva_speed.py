@@ -6,6 +6,7 @@ nearby solution against one started cold."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +15,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iolab import analytic
-from iolab.analytic import chains, exact_mva, exact_reach, reach, schweitzer_mva
+from iolab.analytic import capacity, chains, limits, mva, reach
+from iolab.analytic.closed import solve_closed
+from iolab.analytic.mva import exact_mva, exact_reach, schweitzer_mva
 from iolab.compile import compile_scenario
 from iolab.filekind import kind_of_data
 from iolab.network import LoadLaw
@@ -28,7 +30,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def _plain(monkeypatch, fn, *args, **kwargs):
     """``fn`` with Anderson's acceleration off (a memory of 0 rounds: every round plain)."""
     with monkeypatch.context() as m:
-        m.setattr(analytic, "ANDERSON_MEMORY", 0)
+        m.setattr(mva, "ANDERSON_MEMORY", 0)
         return fn(*args, **kwargs)
 
 
@@ -53,7 +55,7 @@ def test_accelerated_schweitzer_finds_the_plain_fixed_point(net):
     D, Z, N, cv2 = net
     X_fast, Q_fast = schweitzer_mva(D, Z, N, cv2=cv2)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(analytic, "ANDERSON_MEMORY", 0)
+        m.setattr(mva, "ANDERSON_MEMORY", 0)
         X_plain, Q_plain = schweitzer_mva(D, Z, N, cv2=cv2)
     assert np.allclose(X_fast, X_plain, rtol=1e-6, atol=1e-9)
     assert np.allclose(Q_fast, Q_plain, rtol=1e-5, atol=1e-6 * max(1.0, N.max()))
@@ -100,13 +102,13 @@ def test_acceleration_takes_fewer_rounds_on_the_examples(monkeypatch):
     """Several-job examples: the accelerated solve's rounds, counted by the rounds a plain
     solve needs to land on the same queues, are at most half of the plain solve's."""
     rounds = {"fast": 0, "plain": 0}
-    original = analytic._accelerated
+    original = mva._accelerated
 
     def counted(x, step, past):
         rounds[mode] += 1
         return original(x, step, past)
 
-    monkeypatch.setattr(analytic, "_accelerated", counted)
+    monkeypatch.setattr(mva, "_accelerated", counted)
     for name in ("gcnv-extreme-qos.yaml", "sql-data-and-log.yaml", "phases-fill-then-read.yaml"):
         s = load_scenario(EXAMPLES / name)
         mode = "fast"
@@ -125,7 +127,7 @@ def _one_chain_examples():
             s = settle_mixes(load_scenario(path))
             network = compile_scenario(s)
             ch = chains(network)
-            if len(ch.jobs) == 1 and math.isfinite(analytic.limits(network, ch).max_iops):
+            if len(ch.jobs) == 1 and math.isfinite(limits(network, ch).max_iops):
                 yield path.name, network, ch   # a path without caps has nothing to reach
 
 
@@ -134,16 +136,16 @@ def test_one_chain_reach_is_the_searched_one(monkeypatch, name, network, ch):
     """One chain's 90 % reach from one climb of exact MVA: the bracketing search's answer
     (the upper end of a bracket within 1 % or half an IO) or a little below it, and exact
     MVA at that population gives the target."""
-    target = 0.9 * analytic.limits(network, ch).max_iops
+    target = 0.9 * limits(network, ch).max_iops
     direct = reach(network, ch, target)
-    monkeypatch.setattr(analytic, "_reach_one_chain", lambda *a: None)
+    monkeypatch.setattr(capacity, "_reach_one_chain", lambda *a: None)
     searched = reach(network, ch, target)
     assert (direct is None) == (searched is None)
     if direct is None:
         return
     assert searched - max(0.5, 0.01 * searched) - 1e-9 <= direct <= searched + 1e-9
-    scaled = analytic.replace(ch, population=ch.population * direct / ch.population.sum())
-    X = analytic._solve_closed(scaled, network, scaled.demand)[0].sum()
+    scaled = replace(ch, population=ch.population * direct / ch.population.sum())
+    X = solve_closed(scaled, network, scaled.demand)[0].sum()
     assert X == pytest.approx(target, rel=1e-9)
 
 

@@ -94,3 +94,17 @@ def test_a_misspelt_option_or_command_names_the_right_one(iolab):
         "error: no such option: --jsn; did you mean --json? (see 'iolab predict --help')\n"
     r = iolab("predcit x.yaml")
     assert r.code == 2 and "did you mean 'predict'?" in r.err and r.err.count("\n") == 1
+
+
+def test_a_command_declared_without_the_command_class_is_named_at_build():
+    """Usage lines, refusals of repeats and -h come from iolab's command classes: a command
+    declared without them is refused when the command line is built, by name."""
+    import typer
+
+    from iolab.cli.command_line import CONTEXT, Command, Group, build
+
+    app = typer.Typer(cls=Group, context_settings=CONTEXT)
+    app.command("good", cls=Command)(lambda: None)
+    app.command("plain")(lambda: None)
+    with pytest.raises(TypeError, match="command 'plain' is a TyperCommand: declare it with cls=Command"):
+        build(app)

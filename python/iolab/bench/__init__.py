@@ -15,11 +15,13 @@ The pieces, each behind a small interface so tests can replace the machine:
 from .executor import Completed, Executor, FakeExecutor, FakeRun, ProcessExecutor
 from .hosts import DEFAULT_PORT, Host, check_reachable, parse_host, read_clients, server_argv
 from .jobs import Settings
+from .probe import FakeProbe, SystemProbe, Target, inspect_target
 from .record import Figures, HostMeasure, JobMeasure, Measured, RunRecord
 from .runner import Bench, Request
-from .safety import FakeProbe, SystemProbe, Target, Workspace, check_jobs, inspect_target
 from .store import ResultsStore, default_path
 from .sweep import Point, Sweep, find_knee, parse_axes, run_sweep
+from .workspace import Workspace
+from .write_policy import check_jobs
 
 __all__ = [
     "Bench", "Request", "Settings", "run_sweep", "Sweep", "Point", "find_knee", "parse_axes",

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, RunError, SafetyError
-from .safety import check_allowed, job_writes
+from .write_policy import check_allowed, job_writes
 
 __all__ = ["DEFAULT_PORT", "Host", "parse_host", "read_clients", "unique", "check_reachable",
            "check_remote_jobs", "check_bind", "server_argv"]

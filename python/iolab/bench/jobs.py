@@ -24,7 +24,8 @@ from ..errors import InputError, UnitError
 from ..fio import FioJob
 from ..fio.job import LIMITS
 from ..fio.options import RW_MODES, engine_problem, parse_fio_int, parse_fio_size, parse_fio_time
-from .safety import Target, Workspace
+from .probe import Target
+from .workspace import Workspace
 
 __all__ = ["DEFAULT_RUNTIME", "DEFAULT_SIZE", "SWEEP_AXES", "OVERRIDABLE", "Settings", "parse_option",
            "override", "configure", "place", "place_remote", "private", "duration", "time_limit", "outstanding"]

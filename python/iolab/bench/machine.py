@@ -8,7 +8,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from .safety import Probe, SystemProbe, mount_of, parse_mounts
+from .probe import Probe, SystemProbe, mount_of, parse_mounts
 
 __all__ = ["Machine", "describe"]
 

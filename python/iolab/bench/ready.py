@@ -3,7 +3,7 @@ need, and a target directory has room for the files fio will lay out.
 
 A run that could only fail — a full disk found half-way through the layout, a device this
 user may not open — is refused here, with what to change, and nothing is written or
-stored. (The safety rules, what a run *may* do, are :mod:`iolab.bench.safety`'s.)
+stored. (The safety rules, what a run *may* do, are :mod:`iolab.bench.write_policy`'s.)
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 from ..errors import InputError, RunError
 from ..fio import FioJob
 from ..units import format_size
-from .safety import Probe, Target, split_filenames
+from .probe import Probe, Target
+from .write_policy import split_filenames
 
 __all__ = ["layout_bytes", "check_ready"]
 

@@ -34,7 +34,9 @@ from .program import diagnose, fio_version
 from .progress import QuietView, View
 from .record import HostMeasure, RunRecord
 from .ready import check_ready
-from .safety import Probe, SystemProbe, Target, Workspace, _mounted_reason, check_jobs, inspect_target, job_writes
+from .probe import Probe, SystemProbe, Target, inspect_target, mounted_reason
+from .workspace import Workspace
+from .write_policy import check_jobs, job_writes
 from .store import ResultsStore
 
 __all__ = ["Request", "Bench", "summary_line", "host_timeout"]
@@ -167,7 +169,7 @@ class Bench:
         limit = host_timeout(final, self.margin)
         writes = any(job_writes(j) for j in final)
         if target.kind == "block" and not writes:
-            mounted = _mounted_reason(target.path, self.probe)
+            mounted = mounted_reason(target.path, self.probe)
             if mounted:
                 self.view.note(f"note: reading {target.path} while {mounted.removeprefix('it ')}: the filesystem's "
                                "own IO shares the device with the run, so the figures may be lower and vary")

@@ -15,17 +15,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ..errors import InputError, SchemaError, UnknownIdError
 from ..scenario import Clients, DeviceVolume, DiskVolume, Scenario, ShareVolume, check_rules
 from ..schema import load_yaml, name_text, top_level, validate
-from .fit import Fit
 from .parameters import display, split_path
 
-__all__ = ["overrides", "catalog_overrides", "document", "render", "apply_calibration", "calibration_catalog", "TOP"]
+if TYPE_CHECKING:
+    from .fit import Fit
+
+__all__ = ["overrides", "catalog_overrides", "document", "render", "apply_calibration", "calibrated",
+           "calibration_catalog", "TOP"]
 
 TOP = ("version", "calibration", "clients", "volumes", "catalog")
 
@@ -121,7 +124,8 @@ def _merge(old: Any, new: Any) -> Any:
 
 
 def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
-    """The scenario with a calibration file's overrides applied, validated again.
+    """The scenario with a calibration file's overrides applied, validated again
+    (:func:`calibrated` gives the same scenario from the fitted values themselves).
 
     Raises InputError naming the calibration file and the field for a volume the scenario
     does not have or a value the scenario's schema refuses.
@@ -132,6 +136,20 @@ def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
     raw = load_yaml(path)
     expect_data(raw, file, "calibration", fits=TOP)  # a scenario or catalog file is named as such
     data = top_level(raw, file=file, allowed=TOP, what="calibration", expect="a calibration section and overrides")
+    return _overridden(s, data, file)
+
+
+def calibrated(s: Scenario, values: Mapping[str, float]) -> Scenario:
+    """The scenario a calibration of `values` (parameter path → value, base units) gives:
+    exactly what :func:`apply_calibration` makes of the file :func:`document` writes for
+    them (the values as the file keeps them, validated again), so that the figures
+    ``calibrate`` reports after its fit are those ``predict --calibration FILE`` gives."""
+    return _overridden(s, overrides(values), s.file)
+
+
+def _overridden(s: Scenario, data: Mapping[str, Any], file: str) -> Scenario:
+    """The scenario with a calibration's overrides (``clients:``, ``volumes:`` in the
+    scenario's own shape) merged in, validated again; errors name `file` and the field."""
     clients = s.clients
     if data.get("clients") is not None:
         if not isinstance(data["clients"], dict):
@@ -155,12 +173,12 @@ def apply_calibration(s: Scenario, path: str | Path) -> Scenario:
                                  root_field=f"volumes.{name}")
     if data.get("catalog") is not None and not isinstance(data["catalog"], dict):
         raise SchemaError("expected a catalog file's sections (disks, services, ...)", file=file, field="catalog")
-    calibrated = replace(s, clients=clients, volumes=volumes)
+    out = replace(s, clients=clients, volumes=volumes)
     try:
-        check_rules(calibrated)
+        check_rules(out)
     except InputError as e:
         raise e.located(file=file) from None
-    return calibrated
+    return out
 
 
 def calibration_catalog(path: str | Path, directory: str | Path) -> Path:

@@ -20,6 +20,7 @@ import numpy as np
 from ..bench.compare import figure_at, predicted
 from ..errors import InputError, IolabError
 from ..scenario import Scenario
+from .calibration import calibrated
 from .observations import Observation
 from .parameters import Parameter, display, informed_by, set_value
 
@@ -48,6 +49,8 @@ _MISS = 5.0
 
 
 def scenario_with(s: Scenario, values: Mapping[str, float]) -> Scenario:
+    """The scenario at trial values during the search (set as they are, not validated: the
+    fit's answer is applied by :func:`~.calibration.calibrated`, as the file is)."""
     for path, value in values.items():
         s = set_value(s, path, value)
     return s
@@ -242,7 +245,7 @@ def fit(s: Scenario, params: Sequence[Parameter], observations: Sequence[Observa
             warning += f"; kept {display(p.unit, p.start) if p.given else 'unset'}"
             warnings.append(warning)
         estimates.append(Estimate(p, p.start if warning else fitted, fitted, rel, sens, warning, note))
-    final = scenario_with(s, _values(estimates))
+    final = calibrated(s, _values(estimates))
     before = tuple(point_errors(s, observations, percentiles=percentiles))
     after = tuple(point_errors(final, observations, percentiles=percentiles))
     return Fit(tuple(estimates), before, after, _rms(_stack(before)), _rms(_stack(after)), tuple(warnings))

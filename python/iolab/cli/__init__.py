@@ -51,6 +51,8 @@ def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
     one command builds only that one (see :func:`commands_for`)."""
     from importlib import import_module
 
+    from .command_line import CONTEXT, Command, Group
+
     made = typer.Typer(
         name="iolab",
         help="A storage performance lab: predict, simulate, plan and benchmark storage paths.",
@@ -58,6 +60,8 @@ def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
+        cls=Group,
+        context_settings=CONTEXT,
     )
     made.callback()(_root)
     for name in names:
@@ -66,7 +70,7 @@ def make_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
         if group:
             made.add_typer(target, name=name)
         else:
-            made.command(name)(target)
+            made.command(name, cls=Command)(target)
     return made
 
 

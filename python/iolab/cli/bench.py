@@ -19,10 +19,11 @@ from ..errors import InputError, RunError
 from ..filekind import expect
 from ..input_warnings import flag_traps, jobfile_traps, traps_of, unique
 from .pairing import refuse_alone
+from .command_line import Command, Group
 from .common import CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
 from .interrupts import Interrupted, interrupts_raise
 
-app = typer.Typer(help="Benchmark real storage with fio, safely; store every run.", no_args_is_help=True)
+app = typer.Typer(help="Benchmark real storage with fio, safely; store every run.", no_args_is_help=True, cls=Group)
 
 #: makes the fio executor (None: the real one); tests put a fake in its place.
 make_executor: Any = None
@@ -47,7 +48,7 @@ DB_OPTION = typer.Option(None, "--db", metavar="PATH", help="The results databas
 
 # -- commands ----------------------------------------------------------------------------------
 
-@app.command("run")
+@app.command("run", cls=Command)
 def run(
     source: Optional[Path] = typer.Argument(None, help="A scenario (.yaml) or a fio job file; omit for fio-style flags."),
     target: str = typer.Option(..., "--target", metavar="PATH", help="Where to run: a directory (iolab creates and removes its "
@@ -174,7 +175,7 @@ def run(
         raise RunError("; ".join(f"run {r.run_id}: {r.error}" for r in failed))
 
 
-@app.command("clean")
+@app.command("clean", cls=Command)
 def clean(
     target: str = typer.Option(..., "--target", metavar="DIR", help="The directory a killed run may have left its "
                                "files in."),
@@ -206,7 +207,7 @@ def clean(
                       highlight=False, soft_wrap=True)
 
 
-@app.command("server")
+@app.command("server", cls=Command)
 def server(
     bind: str = typer.Option(..., "--bind", metavar="ADDR", help="The address to listen on: a private one (fio's server has no "
                              "authentication)."),

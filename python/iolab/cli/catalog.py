@@ -20,6 +20,7 @@ from typing import Optional
 
 import typer
 
+from .command_line import Command, Group
 from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 from .pricing import PRICING_OPTION, PricingModel
 
@@ -29,7 +30,7 @@ REGION_OPTION = typer.Option(
     metavar="NAME",
 )
 
-app = typer.Typer(help="List and show the catalog (VMs, disks, services, protocols).", no_args_is_help=True)
+app = typer.Typer(help="List and show the catalog (VMs, disks, services, protocols).", no_args_is_help=True, cls=Group)
 
 
 class Section(str, Enum):
@@ -56,7 +57,7 @@ def _priced(cat, pricing: Optional[PricingModel]):
     return priced(cat, Pricing(model=pricing.value))
 
 
-@app.command("list")
+@app.command("list", cls=Command)
 def list_(
     ctx: typer.Context,
     section: Optional[Section] = typer.Argument(None, help="Which section to list; all of them when omitted."),
@@ -84,7 +85,7 @@ def list_(
             console.print(table)
 
 
-@app.command("show")
+@app.command("show", cls=Command)
 def show(
     ctx: typer.Context,
     id: str = typer.Argument(..., help="A catalog id (Standard_DS13, P30, premium-v2, anf-ultra, nfs3) or 'defaults'."),
@@ -110,7 +111,7 @@ def show(
     console.print(_show_table(row, cat))
 
 
-@app.command("import-prices")
+@app.command("import-prices", cls=Command)
 def import_prices(
     files: list[Path] = typer.Argument(..., help="Pages saved from the Azure Retail Prices API (JSON).",
                                        show_default=False, metavar="FILE"),

@@ -1,5 +1,9 @@
 """Usage errors and usage lines: the command-line parser's refusals as one ``error:`` line,
-and usage lines as a person writes them (``plan [OPTIONS] FILE``), ``-h`` as ``--help``."""
+and usage lines as a person writes them (``plan [OPTIONS] FILE``), ``-h`` as ``--help``.
+
+Every command is a :class:`Command` and every group a :class:`Group` (Typer's ``cls=``):
+subclasses of Typer's public command classes that write the usage line, refuse an option
+given twice and give ``--help`` a direct converter (:mod:`.conversions`)."""
 
 from __future__ import annotations
 
@@ -8,10 +12,16 @@ import types
 from typing import Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["usage_classes", "usage_message", "build", "HELP_OPTIONS"]
+from .conversions import direct
+
+__all__ = ["usage_classes", "usage_message", "build", "HELP_OPTIONS", "CONTEXT", "Command", "Group"]
 
 HELP_OPTIONS = ["-h", "--help"]
+
+#: The context settings of the root command (its subcommands' contexts inherit them).
+CONTEXT = {"help_option_names": HELP_OPTIONS}
 
 def usage_classes() -> tuple[type[BaseException], ...]:
     classes: list[type[BaseException]] = [typer.TyperException] if hasattr(typer, "TyperException") else []
@@ -92,16 +102,34 @@ def _usage_pieces(self: Any, ctx: Any) -> list[str]:
     return pieces
 
 
-def _once(parse_args: Any) -> Any:
-    """A command's `parse_args` that first refuses an option taking one value given more than
-    once (``--target a --target b``: the parser would keep the last silently) and a flag given
-    with its opposite (``--store --no-store``). Options that repeat (lists, ``--catalog``) and
-    a flag given twice the same way are taken as they are. Read from the words of the command
-    line and the options' public attributes (names, flag or not, repeating or not)."""
-    def parse(self: Any, ctx: Any, args: list[str]) -> Any:
+class Command(TyperCommand):
+    """A command whose usage line is written as a person writes it (:func:`_usage_pieces`),
+    whose parser first refuses an option taking one value given more than once (``--target
+    a --target b``: the parser would keep the last silently) and a flag given with its
+    opposite (``--store --no-store``; options that repeat, such as lists and ``--catalog``,
+    and a flag given twice the same way are taken as they are), and whose ``--help`` takes
+    its value without a pydantic validator."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return _usage_pieces(self, ctx)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> Any:
         _refuse_repeats(self.get_params(ctx), args)
-        return parse_args(ctx, args)
-    return parse
+        return super().parse_args(ctx, args)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return direct(super().get_help_option(ctx))
+
+
+class Group(TyperGroup):
+    """A command group whose usage line is written as a person writes it and whose
+    ``--help`` takes its value without a pydantic validator."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return _usage_pieces(self, ctx)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return direct(super().get_help_option(ctx))
 
 
 def _long(names: Any) -> str:
@@ -174,12 +202,12 @@ def _no_empty_path(process_value: Any) -> Any:
 
 
 def _tidy(command: Any) -> None:
-    """Give every command of the tree person-written usage lines, parsers that refuse a
-    single-valued option given twice (see :func:`_once`), and path parameters that refuse
-    an empty path."""
-    command.collect_usage_pieces = types.MethodType(_usage_pieces, command)
-    if not hasattr(command, "list_commands"):
-        command.parse_args = types.MethodType(_once(command.parse_args), command)
+    """Check that every command of the tree is a :class:`Command` and every group a
+    :class:`Group`, and give path parameters that refuse an empty path and arguments their
+    usage words (``FILE``, ``ID...``) in the help's table too."""
+    if not isinstance(command, (Command, Group)):
+        raise TypeError(f"command {command.name!r} is a {type(command).__name__}: declare it with "
+                        "cls=Command (cls=Group for a group) from iolab.cli.command_line")
     for p in getattr(command, "params", []):
         if _is_path(p):
             p.process_value = types.MethodType(_no_empty_path(p.process_value), p)
@@ -187,7 +215,6 @@ def _tidy(command: Any) -> None:
             p.metavar = _argument_word(p) + ("..." if p.nargs != 1 else "")
             if p.nargs != 1 and hasattr(p, "display_type"):  # FILE... <path>, not FILE... <list[Path]>
                 p.display_type = types.MethodType(_element_type(p.display_type), p)
-    command.context_settings.setdefault("help_option_names", HELP_OPTIONS)
     for sub in getattr(command, "commands", {}).values():
         _tidy(sub)
 

@@ -12,12 +12,11 @@ are exactly Typer's. Typer releases without this machinery are left as they are.
 
 from __future__ import annotations
 
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args, get_origin
 
-__all__ = ["speed_up"]
+__all__ = ["speed_up", "direct"]
 
 try:  # Typer's converter of one parameter's values (Typer 0.26 and later)
     from typer._coercion import RuntimeParam, build_runtime_param
@@ -85,7 +84,7 @@ if RuntimeParam is not None:
             return real._coerce_value(value, param=param, ctx=ctx)
 
 
-def _direct(param: Any) -> Any:
+def direct(param: Any) -> Any:
     """`param`, given a direct converter when its values take one."""
     descriptor = getattr(param, "type_descriptor", None)
     if RuntimeParam is None or descriptor is None or getattr(param, "_runtime_param", False) is not None:
@@ -97,17 +96,12 @@ def _direct(param: Any) -> Any:
     return param
 
 
-def _help_option(self: Any, ctx: Any) -> Any:
-    return _direct(type(self).get_help_option(self, ctx))
-
-
 def speed_up(command: Any) -> None:
-    """Give each parameter of `command` and of its subcommands, ``--help`` included (made
-    when a command line is parsed), a direct converter where its values need no pydantic
-    validator (see the module's docstring)."""
+    """Give each parameter of `command` and of its subcommands a direct converter where its
+    values need no pydantic validator (see the module's docstring); ``--help``, made when a
+    command line is parsed, gets its own from the command's class
+    (:class:`iolab.cli.command_line.Command`)."""
     for param in getattr(command, "params", []):
-        _direct(param)
-    if hasattr(command, "get_help_option"):
-        command.get_help_option = types.MethodType(_help_option, command)
+        direct(param)
     for sub in getattr(command, "commands", {}).values():
         speed_up(sub)

@@ -13,9 +13,10 @@ import typer
 
 from ..errors import InputError
 from .bench import DB_OPTION
+from .command_line import Command, Group
 from .common import JSON_OPTION, console, fold_path, print_json, wide_console
 
-app = typer.Typer(help="Read the results database: list, show, export, delete.", no_args_is_help=True)
+app = typer.Typer(help="Read the results database: list, show, export, delete.", no_args_is_help=True, cls=Group)
 
 #: the columns of ``results export --csv``, one row per measured figure.
 CSV_COLUMNS = ("run_id", "status", "started", "target", "sweep_id", "params", "job", "host", "direction",
@@ -29,7 +30,7 @@ def _open(db: Path | None, *, must_exist: bool = True) -> Any:
     return open_results(db, must_exist=must_exist)
 
 
-@app.command("list")
+@app.command("list", cls=Command)
 def list_(
     db: Optional[Path] = DB_OPTION,
     sweep: Optional[int] = typer.Option(None, "--sweep", metavar="ID", help="Only the runs of this sweep id."),
@@ -87,7 +88,7 @@ def list_(
         console.print(f"{hidden} failed run{'s' if hidden != 1 else ''} not shown: --all shows them")
 
 
-@app.command("show")
+@app.command("show", cls=Command)
 def show(
     run_id: int = typer.Argument(..., metavar="ID", help="The run's id (see `iolab results list`)."),
     db: Optional[Path] = DB_OPTION,
@@ -125,7 +126,7 @@ def show(
     console.print(record.jobfile, markup=False, highlight=False)
 
 
-@app.command("export")
+@app.command("export", cls=Command)
 def export(
     run_ids: Optional[list[int]] = typer.Argument(None, metavar="[ID...]", help="Runs to export (default: all)."),
     csv_: bool = typer.Option(False, "--csv", help="CSV, one row per measured figure."),
@@ -181,7 +182,7 @@ def _workload_cells(w: Any) -> list[str]:
     return [w.name, w.rw, w.bs, w.iodepth, w.numjobs]
 
 
-@app.command("delete")
+@app.command("delete", cls=Command)
 def delete(
     run_id: int = typer.Argument(..., metavar="ID", help="The run to delete."),
     db: Optional[Path] = DB_OPTION,

@@ -131,8 +131,7 @@ def calibrate_runs(source: Source | str | Path, options: CalibrateOptions) -> Ca
     held out, or an output that exists without ``force``."""
     from ..bench.store import refuse_repeats
     from ..calibrate import candidates, document, fit, observations, point_errors, render, select
-    from ..calibrate.calibration import catalog_overrides
-    from ..calibrate.fit import scenario_with
+    from ..calibrate.calibration import calibrated, catalog_overrides
     from ..errors import InputError
     from ..outputs import check_output, write_output
 
@@ -169,7 +168,7 @@ def calibrate_runs(source: Source | str | Path, options: CalibrateOptions) -> Ca
     params = select(cands, list(options.fit), list(options.hold))
     ios = SIMULATED_IOS if options.percentiles else 0
     result = fit(s, params, obs, percentiles=ios)
-    after = point_errors(scenario_with(s, result.values), held_obs, percentiles=ios) if held_obs else []
+    after = point_errors(calibrated(s, result.values), held_obs, percentiles=ios) if held_obs else []
     before = point_errors(s, held_obs, percentiles=ios) if held_obs else []
     doc = document(result, scenario=src.name, database=path, runs=run_ids, sweep=options.sweep, validation=after,
                    catalog=catalog_overrides(s, result.values))
