@@ -209,30 +209,18 @@ def _print(p: Plan, file: Path) -> None:
     _explain(p)
 
 
-def _explain(p: Plan) -> None:
-    """Why not the others: the runners-up, the near misses (closest first), the best of each
-    kind searched, the other options, the feasible ones without a price, what was not searched."""
-    from ..plan.labels import kind_line, near_miss_line, other_line, unpriced_line
+def _explain(p) -> None:
+    """Why not the others, as every rendering groups them (:func:`iolab.plan.labels.explanations`)."""
+    from ..plan.labels import explanations
 
-    doc_region = p.requirements.region
-    dearer = [m for m in p.others if m.feasible and m.monthly_cost is not None]
-    kinds = p.best_by_kind if len(p.best_by_kind) > 1 else ()
-    if len(p.candidates) > 1 or p.near_misses or dearer or kinds or p.unpriced or p.excluded:
+    groups = explanations(p.to_json())
+    if groups:
         _say("[bold]Why not the others[/]")
-    for c in p.candidates[1:]:
-        _say(f"  #{c.rank} {c.config.describe()}: {c.why}")
-    sections = (("near misses, closest first (cheaper than #1, but short of a requirement):",
-                 [near_miss_line(m.near_json()) for m in p.near_misses]),
-                ("the best of each kind searched:", [kind_line(k.to_json()) for k in kinds]),
-                ("other options:", [other_line(m.to_json()) for m in dearer]),
-                ("feasible, but without a price (ranked after every priced one):",
-                 [unpriced_line(u.to_json(), doc_region) for u in p.unpriced]))
-    for title, lines in sections:
-        if lines:
-            _say(f"  {title}")
-            for line in lines:
-                _say(f"  - {line}", markup=False)
-    _excluded(p)
+    for title, lines in groups:
+        if title:
+            _say(f"  {title}:", markup=False)
+        for line in lines:
+            _say(f"  - {line}" if title else f"  {line}", markup=False)
 
 
 def _tail(check, key: str) -> str:
@@ -277,6 +265,7 @@ def _excluded(p: Plan) -> None:
 
 def _print_machine(p, file: Path) -> None:
     """Several workloads on one machine: the VM and a volume for each."""
+    from ..plan.labels import near_miss_line
     from ..plan.machine import describe_need
 
     req = p.requirements
@@ -288,9 +277,9 @@ def _print_machine(p, file: Path) -> None:
     checked = f"; the cheapest {p.checked} simulated" if p.checked else ""
     _say(f"searched {p.evaluated:,} layouts (prices of {req.region}): {p.feasible:,} feasible{checked}")
     if not p.candidates:
-        _say("[bold red]No configuration meets the requirements.[/] The nearest misses:")
-        for m in p.nearest:
-            _say(f"  - {m.describe()}")
+        _say("[bold red]No configuration meets the requirements.[/] The nearest misses, closest first:")
+        for m in p.near_misses:
+            _say(f"  - {near_miss_line(m.near_json())}", markup=False)
         return
     names = [w.name for w in req.workloads]
     t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -315,14 +304,7 @@ def _print_machine(p, file: Path) -> None:
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
-    if len(p.candidates) > 1 or p.rejected:
-        _say("[bold]Why not the others[/]")
-    for c in p.candidates[1:]:
-        _say(f"  #{c.rank} {c.config.describe()}: {c.why or 'unpriced'}")
-    if p.rejected:
-        _say("  cheaper, but failing:")
-        for m in p.rejected:
-            _say(f"  - {m.describe()}")
+    _explain(p)
 
 
 def _print_pool(r: PoolResult, file: Path) -> None:
@@ -356,5 +338,4 @@ def _print_pool(r: PoolResult, file: Path) -> None:
             _say(f"{format_rate(spare, binary=True)} of the budget is unassigned: give it to any volume.")
     else:
         _say("[bold red]The volumes cannot share a pool at any level searched.[/]")
-    for m in r.misses:
-        _say(f"  - {m.level.id}: {m.reason}")
+    _explain(r)

@@ -258,7 +258,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
                  (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel(),
                  bool(np.isnan(shortfall).any()))
-    rows.ratio = _ratio(busy, capacity, batches, latency, limits)
+    rows.ratio = np.concatenate([b.ratio(limits) for b in batches])
     unpriced_rows = np.isnan(rows.cost)
     feasible_order = _Order(np.nonzero(rows.ok)[0], unpriced_rows, rows.cost, busy)
 
@@ -317,21 +317,6 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
                 tuple(slow + [_miss(req, wl, rows, i) for i in rejected]), tuple(others[:explain]),
                 tuple(nearest), tuple(excluded), checked, tuple(near[:explain]), tuple(kinds),
                 tuple(_unpriced(req, rows, feasible_order, unpriced_rows, candidates, explain)))
-
-
-def _ratio(busy: np.ndarray, capacity: list, batches: list[Batch], latency: np.ndarray,
-           limits: Limits) -> np.ndarray:
-    """How far each row is from passing, as a ratio (at most 1 when it passes): the busiest
-    resource over ``max_utilization``, the capacity needed over what is there, the latency
-    over its bound, whichever is worst. Never NaN (an unknown figure counts as infinitely far)."""
-    out = busy / limits.max_utilization
-    if any(c is not None for c in capacity):
-        out = np.maximum(out, np.concatenate([np.zeros(len(b)) if c is None else c
-                                              for b, c in zip(batches, capacity)]))
-    if limits.latency is not None:
-        # an unbounded latency comes from a resource over 100 %, which the ratio counts already
-        out = np.maximum(out, np.where(np.isfinite(latency), latency / limits.latency, 0.0))
-    return np.where(np.isnan(out), np.inf, out)
 
 
 def _nearest(idxs: np.ndarray, rows: _Rows, limit: int) -> list[int]:
@@ -428,9 +413,12 @@ def price_entry(catalog, ident: str) -> str:
     else:
         row = catalog.services.get(ident)
         section = "services"
-        # a level with a capacity price lacks only the price of its provisioned throughput
-        fields = ["price_per_mibps_month" if row is not None and row.price_per_gib_month is not None
-                  else "price_per_gib_month"]
+        # a level with a capacity price lacks only the price of its provisioned throughput; one
+        # whose throughput is billed apart (provisioned, or manual QoS without a rate per TiB) may lack both
+        fields = ["price_per_gib_month"] if row is None or row.price_per_gib_month is None else []
+        apart = row is not None and (row.provisioned or (row.manual_qos and row.rate_per_tib is None))
+        if not fields or (apart and row.price_per_mibps_month is None):
+            fields.append("price_per_mibps_month")
     return f"{section}: {{{ident}: {{{', '.join(f'{f}: ...' for f in fields)}}}}}"
 
 

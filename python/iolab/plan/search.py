@@ -31,14 +31,29 @@ class PoolResult:
     misses: tuple[PoolMiss, ...]
 
     def to_json(self) -> dict:
+        cands = [dict(rank=i + 1, **p.to_json()) for i, p in enumerate(self.candidates)]
         doc: dict = {"region": self.requirements.region,
-                     "candidates": [dict(rank=i + 1, **p.to_json()) for i, p in enumerate(self.candidates)],
+                     "candidates": cands,
                      "evaluated": len(self.candidates) + len(self.misses),
                      "feasible": len(self.candidates),
-                     "rejected": [m.to_json() for m in self.misses]}
+                     "rejected": [m.to_json() for m in self.misses],
+                     # one kind searched, the pool's service: its best is #1
+                     "best_by_kind": [{"kind": "share", "service": self.requirements.pool.service,  # type: ignore[union-attr]
+                                       "candidate": cands[0]}] if cands else [],
+                     "near_misses": [m.near_json() for m in self.misses],
+                     "unpriced": [_unpriced(self.requirements, p) for p in self.candidates if p.monthly_cost is None]}
         if not self.candidates:
             doc["nearest"] = doc["rejected"]
         return doc
+
+
+def _unpriced(req: Requirements, pool: "PoolPlan") -> dict:
+    """A pool without a price (``unpriced[]``): its level's price is missing. Every level is
+    a candidate of a pool plan, the unpriced ones ranked last; this says how to price one."""
+    from .rank import price_entry
+
+    level = pool.level.id
+    return {"config": pool.to_json()["config"], "missing": [level], "supply": [price_entry(req.catalog, level)]}
 
 
 def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "Plan | PoolResult | MachinePlan":
@@ -97,8 +112,9 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
     note = (f"{ARM_NOTE}: {first.config.vm} is an Arm VM; software built only for x86_64 (SQL Server, Oracle "
             f"Database) does not run on it. {alternative[0].upper()}{alternative[1:]}. State require.vm.arch "
             "(x86_64 or arm64) to plan for one.")
-    first = replace(first, notes=(note, *first.notes))
-    return replace(result, candidates=(first, *result.candidates[1:]))
+    old, first = first, replace(first, notes=(note, *first.notes))
+    kinds = tuple(replace(k, candidate=first) if k.candidate is old else k for k in result.best_by_kind)
+    return replace(result, candidates=(first, *result.candidates[1:]), best_by_kind=kinds)
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:

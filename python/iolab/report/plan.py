@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..plan.labels import config_label, kind_line, money, near_miss_line, other_line, unpriced_line
+from ..plan.labels import config_label, explanations, money
 from ..units import format_size
 from . import figures
 from .formats import latency, value
@@ -60,28 +60,13 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
         sec.para(f"#1 {config_text(best['config'])} meets the requirements at the lowest cost, with "
                  f"{best.get('headroom') or 0:.0%} headroom.", "good")
     sec.heading("Why the others lost")
-    groups = [("", [f"#{c['rank']} {config_text(c.get('config') or {})}: {c['why']}" for c in cands[1:] if c.get("why")])]
-    if "near_misses" in doc:
-        groups.append(("Near misses, closest first (cheaper than #1, but short of a requirement)",
-                       [near_miss_line(m) for m in doc["near_misses"] or [] if m.get("config")]))
-    else:  # a plan saved before near misses were named
-        groups.append(("Cheaper, but failing", [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): "
-                                                + "; ".join(map(str, m.get("lacks") or []))
-                                                for m in doc.get("rejected") or [] if m.get("config")]))
-    kinds = [kind_line(k) for k in doc.get("best_by_kind") or [] if (k.get("candidate") or {}).get("config")]
-    groups.append(("The best of each kind searched", kinds if len(kinds) > 1 else []))
-    groups.append(("Other options", [other_line(m) for m in doc.get("others") or []
-                                     if m.get("config") and m.get("why") and m.get("monthly_cost") is not None]))
-    groups.append(("Feasible, but without a price (ranked after every priced one)",
-                   [unpriced_line(u, doc.get("region")) for u in doc.get("unpriced") or [] if u.get("config")]))
-    groups.append(("Not searched", [str(t) for t in doc.get("excluded") or []]))
-    if not any(lines for _, lines in groups):
+    groups = explanations(doc)
+    if not groups:
         sec.para("No other configuration was considered.", "note")
     for title, lines in groups:
-        if lines:
-            if title:
-                sec.para(title + ":")
-            sec.items(lines)
+        if title:
+            sec.para(title[0].upper() + title[1:] + ":")
+        sec.items(lines)
     return sec
 
 

@@ -379,6 +379,9 @@ function planLabel(c) {
   const head = c.clients > 1 ? `${c.clients} × ` : "";
   const disk = (d) => `${d.count} × ${d.sku}` + (d.performance_plus ? " performance plus" : "") +
     (d.size != null ? ` (${fmtSize(d.size)}, ${fmtOps(d.iops)}, ${fmtRate(d.bandwidth)})` : "") + (d.caching !== "none" ? `, cache ${d.caching}` : "");
+  if (Array.isArray(c.volumes))  // a pool plan's level: the pool and its volumes
+    return `${c.service} ${c.level} ${fmtSize(c.pool || 0)} pool (` + c.volumes.map((v) => `${v.name} ${fmtSize(v.size || 0)}`).join(", ") + ")";
+  if (c.service && c.size == null) return `${c.service} ${c.level}`;  // a level that could not hold the volumes
   let what;
   if (c.service) what = `${c.service} ${c.level}${c.large ? " large" : ""} ${fmtSize(c.size)} (${fmtRateBin(c.throughput)}${c.qos === "manual" ? " manual QoS" : ""}), ${c.protocol} ${c.protocol === "smb3" ? "channels" : "nconnect"} ${c.nconnect}`;
   else if (c.volumes) what = Object.entries(c.volumes).map(([n, v]) => `${n}: ` + v.disks.map(disk).join(" + ")).join("; ");
@@ -393,7 +396,10 @@ async function runPlan() {
   status("planning…");
   const t0 = performance.now();
   try {
-    const r = await call("POST", "/api/plan", { name: "requirements.yaml", region: $("p-region").value, top: $("p-top").value }, $("p-text").value);
+    // a pool plan lists every level and takes no --top, as the command refuses one there
+    const query = { name: "requirements.yaml", region: $("p-region").value };
+    if (!/^pool:/m.test($("p-text").value)) query.top = $("p-top").value;
+    const r = await call("POST", "/api/plan", query, $("p-text").value);
     renderPlan(r, performance.now() - t0);
     status("");
   } catch (e) {
@@ -422,15 +428,17 @@ function renderPlan(r, ms) {
       out.push(`<p id="p-bill"><strong>Monthly bill of #1:</strong> ${parts.map(([n, x]) => `${n} ${fmtMoney(x)}`).join(" + ")} = ${fmtMoney(first.bill.total)}</p>`);
     }
   } else out.push(`<p class="err">No configuration meets the requirements.</p>`);
-  if ((r.best_by_kind || []).length) {
-    out.push("<h3>Best of each kind</h3><ul class=\"reasons\">" + r.best_by_kind.map((k) => `<li>${esc(k.kind)}${k.service ? " (" + esc(k.service) + ")" : ""}: ${esc(planLabel(k.candidate.config))}, ${esc(fmtMoney(k.candidate.monthly_cost))}</li>`).join("") + "</ul>");
-  }
-  // the reasons, as the command groups them; long groups show their first few and a count
+  // the reasons, as the command and the report group them (every kind of plan carries
+  // near_misses, best_by_kind and unpriced); long groups show their first few and a count
+  const kinds = (r.best_by_kind || []).map((k) => `${k.service || k.kind}: ${k.candidate.rank ? "#" + k.candidate.rank + " " : ""}${planLabel(k.candidate.config)} (${fmtMoney(k.candidate.monthly_cost)}): ${k.candidate.why || "the answer"}`);
   const groups = [
-    ["Near misses, closest first", (r.near_misses || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}` + (m.shortfall ? ` — ${m.shortfall.toFixed(2)}× over` : ""))],
-    ["Cheaper, but failing", (r.rejected || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}`)],
-    ["Other options", (r.others || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)})` + ((m.lacks || []).length ? `: ${m.lacks.join("; ")}` : ""))],
-    ["Feasible, but without a price", (r.unpriced || []).map((m) => `${planLabel(m.config)}: no price for ${(m.missing || []).join(", ")}`)],
+    ["Runners-up", cands.slice(1).filter((c) => c.why).map((c) => `#${c.rank} ${planLabel(c.config)}: ${c.why}`)],
+    ["Near misses, closest first", (r.near_misses || []).map((m) => `${planLabel(m.config)} (` + (m.monthly_cost == null ? "" : `${fmtMoney(m.monthly_cost)}/month, `) +
+      (m.shortfall == null ? "no bound" : `${m.shortfall.toFixed(2)}× its limit`) + `): ${(m.lacks || []).join("; ")}` + ((m.facts || []).length ? ` (${m.facts.join("; ")})` : ""))],
+    ["The best of each kind searched", kinds.length > 1 ? kinds : []],
+    ["Other options", (r.others || []).filter((m) => m.why && m.monthly_cost != null).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}/month): ${m.why}`)],
+    ["Feasible, but without a price", (r.unpriced || []).map((m) => `${planLabel(m.config)}: no price in ${r.region} for ${(m.missing || []).join(", ")}` +
+      ((m.supply || []).length ? `; to rank it, give the price in a catalog file: ${m.supply.join("; ")}` : ""))],
     ["Not searched", r.excluded || []],
   ].filter(([, items]) => items.length);
   const FEW = 5;
