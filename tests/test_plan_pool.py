@@ -69,7 +69,7 @@ def test_a_volume_over_the_per_volume_maximum_cannot_share_the_pool(pool):
     miss = doc["nearest"][0]
     assert miss["rule"] == "volume-max-throughput"
     assert miss["volume"] == "data"
-    assert "volume data asks 1.172 GiB/s, over one t-pool volume's 1000 MiB/s" in miss["lacks"][0]
+    assert "volume data asks 1.172 GiB/s, over one t-pool volume's 1,000 MiB/s" in miss["lacks"][0]
 
 
 def test_volumes_beyond_the_pool_maximum(pool):

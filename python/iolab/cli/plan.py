@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..plan import Plan, PoolResult
     from ..service.plan import PlanOptions, PlanResult
 
-from ..units import format_duration, format_ops, format_rate, format_size
+from ..units import format_count, format_duration, format_money, format_ops, format_percent, format_rate, format_size
 from .pairing import given
 from .pricing import PRICING_OPTION, PricingModel
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
@@ -124,12 +124,6 @@ class _Bar:
             self.progress.stop()
 
 
-def _money(x: float | None) -> str:
-    from ..plan.labels import money  # the planner loads only when a command plans
-
-    return money(x)
-
-
 def _say(x, markup: bool = True) -> None:
     """Print a line or a table. On a terminal as Rich lays it out; elsewhere (a pipe, a
     file) never hard-wrapped: each line, reason and note whole on one line, and a table at
@@ -162,12 +156,12 @@ def _print(p: Plan, file: Path) -> None:
         parts.append(f"{key} ≤ {format_duration(bound)} (simulated)")
     if need.capacity is not None:
         parts.append(f"{format_size(need.capacity)} usable")
-    parts.append(f"no resource over {need.max_utilization:.0%} busy")
+    parts.append(f"no resource over {format_percent(need.max_utilization)} busy")
     clients = f" across {req.clients} clients" if req.clients > 1 else ""
     _say(f"[bold]Plan[/] for {file}: {wl.describe()} — {', '.join(parts)}{clients}")
     kinds = " and ".join(req.search.kinds)
-    _say(f"searched {p.evaluated:,} configurations ({kinds}; prices of {req.region}): "
-                  f"{p.feasible:,} feasible" + (f" on means; the cheapest {p.checked} simulated" if p.checked else ""))
+    _say(f"searched {format_count(p.evaluated)} configurations ({kinds}; prices of {req.region}): "
+         f"{format_count(p.feasible)} feasible" + (f" on means; the cheapest {p.checked} simulated" if p.checked else ""))
     if not p.candidates:
         if p.evaluated:
             _say("[bold red]No configuration meets the requirements.[/] The nearest misses, closest first:")
@@ -188,19 +182,20 @@ def _print(p: Plan, file: Path) -> None:
                      overflow="fold", no_wrap=col != "configuration")
     for c in p.candidates:
         b = c.prediction.bottleneck
-        load = (f"{c.prediction.rate:,.0f}", format_rate(c.prediction.bandwidth)) if wide else ()
+        load = (format_ops(c.prediction.rate).removesuffix(" IOPS"), format_rate(c.prediction.bandwidth)) if wide else ()
         tails = [_tail(c.tail, k) for k in keys]
-        t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *load,
-                  _latency(c.prediction.latency), *tails, f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
+        t.add_row(str(c.rank), format_money(c.monthly_cost).lstrip("$"), c.config.describe(), *load,
+                  _latency(c.prediction.latency), *tails, format_percent(c.headroom),
+                  f"{_kind(b.kind)} {format_percent(b.utilization)}")
     _say(t)
     first = p.candidates[0]
     b = first.prediction.bottleneck
     inflight = first.prediction.solution.concurrency
-    keep = (f"The workload must keep about {inflight:.0f} IOs in flight." if math.isfinite(inflight) else
+    keep = (f"The workload must keep about {format_count(inflight)} IOs in flight." if math.isfinite(inflight) else
             "At exactly its limit the queue has no bound: require a latency to keep a margin.")
-    _say(f"[bold]#1[/] {first.config.describe()} carries the load with {first.headroom:.0%} headroom; "
-                  f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {b.utilization:.0%} "
-                  f"busy). {keep}")
+    _say(f"[bold]#1[/] {first.config.describe()} carries the load with {format_percent(first.headroom)} headroom; "
+         f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {format_percent(b.utilization)} "
+         f"busy). {keep}")
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
@@ -244,7 +239,7 @@ def _bill(b) -> str:
     """``VM $560.64 + disks $540.68 = $1,101.32`` (parts that cost nothing left out)."""
     parts = [(name, x) for name, x in (("VM", b.vm), ("disks", b.disks), ("shares and pools", b.shares),
                                        ("provisioned IOPS and throughput", b.provisioned)) if x > 0.005]
-    return " + ".join(f"{name} ${x:,.2f}" for name, x in parts) + f" = ${b.total:,.2f}"
+    return " + ".join(f"{name} {format_money(x)}" for name, x in parts) + f" = {format_money(b.total)}"
 
 
 def _latency(seconds: float) -> str:
@@ -271,11 +266,11 @@ def _print_machine(p, file: Path) -> None:
     req = p.requirements
     _say(f"[bold]Plan[/] for {file}: {len(req.workloads)} workloads on one machine, "
                   f"no resource over its workload's max_utilization "
-                  f"({', '.join(f'{w.name} {w.require.max_utilization:.0%}' for w in req.workloads)})")
+                  f"({', '.join(f'{w.name} {format_percent(w.require.max_utilization)}' for w in req.workloads)})")
     for part, wl in zip(req.workloads, p.parts):
         _say(f"  {describe_need(part, wl)}")
     checked = f"; the cheapest {p.checked} simulated" if p.checked else ""
-    _say(f"searched {p.evaluated:,} layouts (prices of {req.region}): {p.feasible:,} feasible{checked}")
+    _say(f"searched {format_count(p.evaluated)} layouts (prices of {req.region}): {format_count(p.feasible)} feasible{checked}")
     if not p.candidates:
         _say("[bold red]No configuration meets the requirements.[/] The nearest misses, closest first:")
         for m in p.near_misses:
@@ -294,13 +289,13 @@ def _print_machine(p, file: Path) -> None:
             if f.tail is not None:
                 text += "; " + ", ".join(f"{k} {format_duration(f.tail.estimate[k])}" for k in f.tail.bounds)
             lat.append(text)
-        t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *lat,
-                  f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
+        t.add_row(str(c.rank), format_money(c.monthly_cost).lstrip("$"), c.config.describe(), *lat,
+                  format_percent(c.headroom), f"{_kind(b.kind)} {format_percent(b.utilization)}")
     _say(t)
     first = p.candidates[0]
     b = first.prediction.bottleneck
-    _say(f"[bold]#1[/] {first.config.describe()} carries every workload with {first.headroom:.0%} headroom; "
-                  f"the busiest resource is {b.label} ({b.utilization:.0%} busy).")
+    _say(f"[bold]#1[/] {first.config.describe()} carries every workload with {format_percent(first.headroom)} headroom; "
+         f"the busiest resource is {b.label} ({format_percent(b.utilization)} busy).")
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
@@ -320,7 +315,7 @@ def _print_pool(r: PoolResult, file: Path) -> None:
         for col in ("#", "$/month", "level", "pool", "budget", "assigned", "spare", "sized by"):
             t.add_column(col, justify="left" if col in ("level", "sized by") else "right")
         for i, c in enumerate(r.candidates, 1):
-            t.add_row(str(i), _money(c.monthly_cost).lstrip("$"), c.level.id, format_size(c.pool),
+            t.add_row(str(i), format_money(c.monthly_cost).lstrip("$"), c.level.id, format_size(c.pool),
                       format_rate(c.budget, binary=True), format_rate(c.assigned, binary=True),
                       format_rate(c.budget - c.assigned, binary=True), c.sized_by)
         _say(t)

@@ -21,19 +21,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..units import format_ops, format_rate, format_size
+from ..units import format_money, format_ops, format_rate, format_size
 from ..articles import a
 
 __all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS",
-           "shortfall_words", "near_miss_line", "kind_line", "other_line", "unpriced_line", "explanations"]
+           "shortfall_words", "dearer", "near_miss_line", "kind_line", "other_line", "unpriced_line", "explanations"]
 
 ARCH_WORDS = {"arm64": "Arm"}
 """How a VM's architecture reads after its size, where it is not the usual x86-64."""
 
 
 def money(x: float | None) -> str:
-    """``$1,234.50``; ``unpriced`` for None."""
-    return "unpriced" if x is None else f"${x:,.2f}"
+    """``$1,234.50``; ``unpriced`` for None (:func:`iolab.units.format_money`)."""
+    return format_money(x)
+
+
+def dearer(diff: float) -> str:
+    """How much more a configuration costs than #1: ``costs $37.96/month more than #1``."""
+    return f"costs {format_money(diff)}/month more than #1" if diff > 0.005 else "costs the same as #1"
 
 
 def vm_arch(config: Mapping[str, Any]) -> str | None:

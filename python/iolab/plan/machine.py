@@ -30,6 +30,7 @@ from ..units import format_duration, format_ops, format_rate
 from . import space
 from .config import Config
 from .cost import bill, unpriced
+from .labels import dearer
 from .disks import Clients, Streams, search_fixed
 from .prediction import LoadPrediction, predict_at_load
 from .provisioned import search_provisioned
@@ -229,8 +230,7 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
         if candidates and price is None:
             why = f"unpriced: no price in the catalog for {', '.join(dict.fromkeys(unpriced(req.catalog, config)))}"
         elif candidates and candidates[0].monthly_cost is not None:
-            diff = price - candidates[0].monthly_cost
-            why = f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1"
+            why = dearer(price - candidates[0].monthly_cost)
         candidates.append(MachineCandidate(len(candidates) + 1, price, config, pred, why, (),
                                            bill(req.catalog, config), None, figures))
     first = candidates[0].monthly_cost if candidates else None

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..units import format_duration, format_ops, format_size
+from ..units import format_duration, format_ops, format_percent, format_size
 from .config import Config, with_vm_facts
 from .cost import Bill, bill, unpriced
+from .labels import dearer, money
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
 from .table import WORDS, Batch, Limits
@@ -114,7 +115,7 @@ class Miss:
         return doc
 
     def describe(self) -> str:
-        cost = "unpriced" if self.monthly_cost is None else f"${self.monthly_cost:,.2f}/month"
+        cost = "unpriced" if self.monthly_cost is None else f"{money(self.monthly_cost)}/month"
         if not self.lacks:
             return f"{self.config.describe()} ({cost}): {self.why}"
         facts = f" ({'; '.join(self.facts)})" if self.facts else ""
@@ -492,7 +493,7 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: _Order
         if cost is None:
             why = f"feasible, but no price in the catalog for {', '.join(unpriced(req.catalog, config))}"
         elif first.monthly_cost is not None:
-            why = f"feasible, but costs ${cost - first.monthly_cost:,.2f}/month more than #1"
+            why = f"feasible, but {dearer(cost - first.monthly_cost)}"
         else:
             why = "feasible and priced, but ranked after the candidates shown"
         out.append(Miss(cost, config, (), (), float(rows.shortfall[idx]), why))
@@ -518,9 +519,8 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
         if price is None:
             why = "unpriced: " + notes[0]
         elif first.monthly_cost is not None:
-            diff = price - first.monthly_cost
-            why = (f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1")
-            why += f" (headroom {pred.headroom:.0%} against {first.headroom:.0%})"
+            why = f"{dearer(price - first.monthly_cost)} (headroom {format_percent(pred.headroom)} against " \
+                  f"{format_percent(first.headroom)})"
     return Candidate(rank_, price, config, pred, why, tuple(notes), bill(req.catalog, config), check)
 
 

@@ -107,7 +107,9 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
     if x86 is None:
         alternative = "no x86_64 configuration meets the requirements"
     else:
-        cost = "unpriced" if x86.monthly_cost is None else f"${x86.monthly_cost:,.2f}/month"
+        from .labels import money
+
+        cost = "unpriced" if x86.monthly_cost is None else f"{money(x86.monthly_cost)}/month"
         alternative = f"the cheapest x86_64 answer is {x86.config.describe()} at {cost}{where}"
     note = (f"{ARM_NOTE}: {first.config.vm} is an Arm VM; software built only for x86_64 (SQL Server, Oracle "
             f"Database) does not run on it. {alternative[0].upper()}{alternative[1:]}. State require.vm.arch "

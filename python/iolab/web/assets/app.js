@@ -44,30 +44,34 @@ function status(text) { $("status").textContent = text || ""; }
 // ------------------------------------------------------------------ numbers as iolab prints them
 
 const group = (x, digits) => x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-function fmtOps(x) { return x == null ? "–" : group(x, 0) + " IOPS"; }
-function fmtRate(x) {
-  if (x == null) return "–";
-  for (const [u, f] of [["GB/s", 1e9], ["MB/s", 1e6], ["kB/s", 1e3]]) if (x >= f) return group(x / f, x / f >= 100 ? 0 : 1) + " " + u;
-  return group(x, 0) + " B/s";
+// iolab.units' rules: four significant digits without trailing zeros, thousands separators,
+// the unit that reads best (the next one from 0.9995 of it on)
+function sig4(x) {
+  if (x === 0) return "0";
+  if (!isFinite(x)) return x > 0 ? "∞" : "-∞";
+  const t = group(x, Math.max(0, 3 - Math.floor(Math.log10(Math.abs(x)))));
+  return t.includes(".") ? t.replace(/0+$/, "").replace(/\.$/, "") : t;
 }
-function fmtRateBin(x) {
+function scaled(x, base, names) {
   if (x == null) return "–";
-  for (const [u, f] of [["GiB/s", 2 ** 30], ["MiB/s", 2 ** 20]]) if (x >= f) return group(x / f, x / f >= 100 ? 0 : 1) + " " + u;
-  return group(x, 0) + " B/s";
+  let i = 0;
+  while (i + 1 < names.length && Math.abs(x) >= base ** (i + 1) * 0.9995) i++;
+  return sig4(x / base ** i) + " " + names[i];
 }
-function fmtSize(x) {
-  if (x == null) return "–";
-  for (const [u, f] of [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 1024]]) if (x >= f) return group(x / f, Number.isInteger(x / f) ? 0 : 1) + " " + u;
-  return x + " B";
-}
+function fmtOps(x) { return x == null ? "–" : (x >= 100 ? group(x, 0) : sig4(x)) + " IOPS"; }
+function fmtRate(x) { return scaled(x, 1000, ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"]); }
+function fmtRateBin(x) { return scaled(x, 1024, ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"]); }
+function fmtSize(x) { return scaled(x, 1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]); }
 function fmtDur(s) {
   if (s == null) return "–";
-  if (s >= 1) return group(s, 3) + " s";
-  if (s >= 1e-3) return group(s * 1e3, 3) + " ms";
-  return group(s * 1e6, 0) + " us";
+  if (s === 0) return "0 s";
+  for (const [u, f] of [["ns", 1e-9], ["us", 1e-6], ["ms", 1e-3]]) if (Math.abs(s) < f * 999.95) return sig4(s / f) + " " + u;
+  if (Math.abs(s) < 120) return sig4(s) + " s";
+  if (Math.abs(s) < 7200) return sig4(s / 60) + " m";
+  return sig4(s / 3600) + " h";
 }
 function fmtMoney(x) { return x == null ? "unpriced" : "$" + group(x, 2); }
-function pct(u) { return (100 * u).toFixed(1) + " %"; }
+function pct(u) { return (100 * u).toFixed(1) + "%"; }
 function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 
 // ------------------------------------------------------------------ errors beside their field
@@ -418,8 +422,8 @@ function renderPlan(r, ms) {
     for (const c of cands) {
       const p = c.prediction || {}, b = p.bottleneck || {};
       out.push(`<tr data-rank="${c.rank}" data-cost="${c.monthly_cost}"><td class="n">${c.rank}</td><td class="n">${esc(fmtMoney(c.monthly_cost))}</td><td class="config">${esc(planLabel(c.config))}</td>` +
-        `<td class="n">${esc(fmtOps(p.iops))}</td><td class="n">${esc(fmtDur(p.latency && p.latency.mean))}</td><td class="n">${c.headroom == null ? "–" : Math.round(100 * c.headroom) + " %"}</td>` +
-        `<td>${esc(b.kind || "")} ${b.utilization == null ? "" : Math.round(100 * b.utilization) + " %"} <span class="dim">${esc(b.resource || "")}</span></td></tr>`);
+        `<td class="n">${esc(fmtOps(p.iops))}</td><td class="n">${esc(fmtDur(p.latency && p.latency.mean))}</td><td class="n">${c.headroom == null ? "–" : Math.round(100 * c.headroom) + "%"}</td>` +
+        `<td>${esc(b.kind || "")} ${b.utilization == null ? "" : Math.round(100 * b.utilization) + "%"} <span class="dim">${esc(b.resource || "")}</span></td></tr>`);
     }
     out.push("</tbody></table>");
     const first = cands[0];
