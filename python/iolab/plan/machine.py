@@ -29,12 +29,12 @@ from ..network import Network
 from ..units import format_duration, format_ops, format_rate
 from . import space
 from .config import Config
-from .cost import bill, unpriced
+from .cost import bill, price_entry, unpriced
 from .labels import dearer
 from .disks import Clients, Streams, search_fixed
 from .prediction import LoadPrediction, predict_at_load
 from .provisioned import search_provisioned
-from .rank import Candidate, KindBest, Miss, Unpriced, failing_kinds, lacks, over_margin, price_entry
+from .rank import Candidate, KindBest, Miss, Unpriced, failing_kinds, lacks, over_margin
 from .requirements import Requirements
 from .table import TOLERANCE, WORDS, Batch, Limits
 from .tail import TailCheck, TailOptions, ios_for, simulate_open, tail_of

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..units import format_duration, format_ops, format_percent, format_size
 from .config import Config, with_vm_facts
-from .cost import Bill, bill, unpriced
+from .cost import Bill, bill, price_entry, unpriced
 from .labels import dearer, money
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
@@ -32,7 +32,7 @@ from .table import WORDS, Batch, Limits
 from .tail import TailCheck, TailOptions, check_tail, job_rates
 from .workload import Workload
 
-__all__ = ["Candidate", "Miss", "Plan", "KindBest", "Unpriced", "rank", "price_entry"]
+__all__ = ["Candidate", "Miss", "Plan", "KindBest", "Unpriced", "rank"]
 
 
 @dataclass(frozen=True)
@@ -397,30 +397,6 @@ def _unpriced(req: Requirements, rows: _Rows, feasible_order: _Order, unpriced_r
         out.append(Unpriced(config, missing, tuple(price_entry(req.catalog, m) for m in missing),
                             1.0 - float(b.max_util(capacity=False)[r])))
     return out
-
-
-def price_entry(catalog, ident: str) -> str:
-    """A catalog entry that would price ``ident`` (a VM size, a disk SKU, a service level),
-    with the price fields it needs: ``vms: {Standard_D8s_v5: {price_per_hour: ...}}``."""
-    if ident in catalog.vms:
-        section, fields = "vms", ["price_per_hour"]
-    elif ident in catalog.disks:
-        section, fields = "disks", ["price_per_month"]
-    elif ident in catalog.provisioned:
-        row = catalog.provisioned[ident]
-        section = "provisioned"
-        fields = [f for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")
-                  if getattr(row, f) is None]
-    else:
-        row = catalog.services.get(ident)
-        section = "services"
-        # a level with a capacity price lacks only the price of its provisioned throughput; one
-        # whose throughput is billed apart (provisioned, or manual QoS without a rate per TiB) may lack both
-        fields = ["price_per_gib_month"] if row is None or row.price_per_gib_month is None else []
-        apart = row is not None and (row.provisioned or (row.manual_qos and row.rate_per_tib is None))
-        if not fields or (apart and row.price_per_mibps_month is None):
-            fields.append("price_per_mibps_month")
-    return f"{section}: {{{ident}: {{{', '.join(f'{f}: ...' for f in fields)}}}}}"
 
 
 def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,

@@ -5,19 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..catalog import DiskSku, ProvisionedDisk
-from . import space
-from .disks import PREMIUM_TIERS, Clients, Streams, search_fixed
-from .provisioned import search_provisioned
-from .rank import Plan, rank
-from .requirements import Requirements
-from .table import Batch
-from .tail import TailOptions
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the search and the model load only when a plan needs them (a pool plan never does)
+    from ..catalog import DiskSku, ProvisionedDisk
+    from .disks import Clients
     from .machine import MachinePlan
     from .pool import PoolMiss, PoolPlan
-from .workload import Workload
+    from .rank import Plan
+    from .requirements import Requirements
+    from .table import Batch
+    from .tail import TailOptions
+    from .workload import Workload
 
 __all__ = ["plan", "PoolResult"]
 
@@ -50,7 +47,7 @@ class PoolResult:
 def _unpriced(req: Requirements, pool: "PoolPlan") -> dict:
     """A pool without a price (``unpriced[]``): its level's price is missing. Every level is
     a candidate of a pool plan, the unpriced ones ranked last; this says how to price one."""
-    from .rank import price_entry
+    from .cost import price_entry
 
     level = pool.level.id
     return {"config": pool.to_json()["config"], "missing": [level], "supply": [price_entry(req.catalog, level)]}
@@ -70,6 +67,10 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "P
         from .machine import plan_machine
 
         return plan_machine(req, top, tail)
+    from . import space
+    from .rank import rank
+    from .workload import Workload
+
     wl = Workload.of(req)
     batches: list[Batch] = []
     excluded: list[str] = []
@@ -102,6 +103,8 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
         from .requirements import VmRequire
 
         need = (req.require.vm or VmRequire()).model_copy(update={"arch": "x86_64"})
+        from .rank import Plan
+
         again = plan(replace(req, require=req.require.model_copy(update={"vm": need})), 1, tail)
         x86 = again.candidates[0] if isinstance(again, Plan) and again.candidates else None
     if x86 is None:
@@ -120,6 +123,10 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
+    from . import space
+    from .disks import Clients, Streams, search_fixed
+    from .provisioned import search_provisioned
+
     vm_ids = space.vms(req)
     sku_ids = space.skus(req)
     cat = req.catalog
@@ -140,6 +147,8 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
 def _excluded(req: Requirements, clients: Clients, skus: list[DiskSku | ProvisionedDisk],
               batches: list[Batch]) -> list[str]:
     """Selected VM sizes and SKUs that no evaluated configuration uses, and why."""
+    from .disks import PREMIUM_TIERS
+
     used_vms = {g for b in batches for g in b.group.used()}
     used_skus = {f.split(" ")[0] for b in batches for f in b.families.used()}
     caching = [c for c in req.search.caching if c != "none"]
