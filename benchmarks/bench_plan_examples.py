@@ -1,8 +1,9 @@
 """Speed of ``iolab plan`` on every requirements file in examples/, as a whole command.
 
 Target: each example planned within 0.7 s (a fresh ``iolab plan FILE`` process: start-up,
-imports, catalog from its cached copy, search, ranking, explanations, output), East US
-and ``--region westeurope``.
+imports, catalog from its cached copy, search, ranking, explanations, output), in two
+regions of its cloud (East US and West Europe; us-central1 and europe-west1; AWS's
+us-east-1, the one region with published prices).
 
 The machine this runs on is often shared, so every figure is CPU time (user + system of
 the child process, ``getrusage(RUSAGE_CHILDREN)``), the least of several runs after a
@@ -32,6 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 # The code before the plan service: the ratios compare against it.
 DEFAULT_BASE = "74f1c01"
 TARGET = 0.7  # CPU seconds per example, the whole command
+
+
+#: the regions each cloud's examples are planned in
+REGIONS = {"azure": ("eastus", "westeurope"), "gcp": ("us-central1", "europe-west1"), "aws": ("us-east-1",)}
+
+
+def regions(path: Path) -> tuple[str, ...]:
+    from iolab.plan import load_requirements
+
+    return REGIONS[load_requirements(path).cloud or "azure"]
 
 
 def examples() -> list[Path]:
@@ -79,7 +90,7 @@ def main(argv: list[str]) -> int:
         for path in examples():
             if args.only and path.name not in args.only and path.stem not in args.only:
                 continue
-            for region in ("eastus", "westeurope"):
+            for region in regions(path):
                 cmd = [py, "-m", "iolab", "plan", str(path.relative_to(ROOT)), "--region", region]
                 now = cpu_seconds(cmd, env, args.runs)
                 before = cpu_seconds(cmd, base_env, args.runs) if base_env is not None else float("nan")

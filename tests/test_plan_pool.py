@@ -69,7 +69,7 @@ def test_a_volume_over_the_per_volume_maximum_cannot_share_the_pool(pool):
     miss = doc["nearest"][0]
     assert miss["rule"] == "volume-max-throughput"
     assert miss["volume"] == "data"
-    assert "volume data asks 1.172 GiB/s, over one t-pool volume's 1000 MiB/s" in miss["lacks"][0]
+    assert "volume data asks 1.172 GiB/s, over one t-pool volume's 1,000 MiB/s" in miss["lacks"][0]
 
 
 def test_volumes_beyond_the_pool_maximum(pool):
@@ -107,3 +107,15 @@ def test_a_negotiated_discount_on_shares_prices_the_pool(iolab, tmp_path):
     r = iolab("plan", str(path), "--json", "--catalog", str(CATALOG))
     assert r.code == 0, r.err
     assert r.json()["candidates"][0]["monthly_cost"] == pytest.approx(9 * 1024 * 0.20 * 0.9)
+
+
+def test_a_pool_plan_loads_neither_the_queueing_model_nor_the_search():
+    # a pool is sized by arithmetic on the catalog's rules: the command starts without the
+    # model, the network compiler, the simulator or the disk search (start-up is most of it)
+    from test_startup import _command_loads
+
+    loaded = _command_loads("plan", "examples/pool-requirements.yaml")
+    assert "iolab.plan.pool" in loaded  # the pool was planned
+    model = {"iolab.analytic", "iolab.network", "iolab.compile", "iolab.sim", "iolab.plan.prediction",
+             "iolab.plan.rank", "iolab.plan.disks", "iolab.plan.shares", "iolab.plan.machine"}
+    assert sorted(loaded & model) == []

@@ -14,7 +14,7 @@ import pytest
 from conftest import DATA, EXAMPLES
 
 from iolab.filekind import sniff
-from iolab.plan.labels import config_label, money
+from iolab.plan.labels import config_label, explanations, money
 
 REQUIREMENTS = sorted(p.name for p in EXAMPLES.glob("*.yaml") if sniff(p) == "requirements")
 # the percentile example simulates its candidates: fewer IOs keep the test quick, the same in every interface
@@ -74,6 +74,30 @@ def test_every_example_plans_alike_through_every_interface(iolab, tmp_path, name
     if not pool:
         assert f"prices of {region}" in text.out
         assert f"<dt>region</dt><dd>{region}</dd>" in page.read_text()
+    _explains_alike(d, text.out, page.read_text())
+
+
+def _explains_alike(d: dict, text: str, page: str) -> None:
+    """Every kind of plan (disks, shares, several workloads, a pool) carries the best of each
+    kind, the near misses closest first and the feasible ones without a price, and the text
+    and the report show every one of them, each whole on one line."""
+    assert {"best_by_kind", "near_misses", "unpriced"} <= d.keys()
+    first = d["candidates"][0]
+    best = [k["candidate"] for k in d["best_by_kind"]]
+    assert first in best and all(c["config"] for c in best)  # the answer is the best of its kind
+    shortfalls = [m["shortfall"] for m in d["near_misses"]]
+    assert shortfalls == sorted(shortfalls) and all(x >= 1 for x in shortfalls)
+    if first["monthly_cost"] is not None:
+        assert all(m["monthly_cost"] is None or m["monthly_cost"] <= first["monthly_cost"] for m in d["near_misses"])
+    assert all(u["missing"] and len(u["supply"]) == len(u["missing"]) for u in d["unpriced"])
+    lines = [line.strip() for line in text.splitlines()]
+    body = html.unescape(page)
+    for title, items in explanations(d):
+        if title:
+            assert f"{title}:" in lines and f"{title[0].upper()}{title[1:]}:" in body
+        for item in items:
+            assert (f"- {item}" if title else item) in lines
+            assert f"<li>{item}</li>" in body
 
 
 def test_the_report_and_the_command_answer_the_issue_example_alike(iolab, tmp_path):

@@ -143,4 +143,4 @@ search: {kind: share, levels: [t-fast], protocols: [smb3], nconnect: [8]}
     near = doc["nearest"][0]
     assert near["config"]["size"] == 10 * TiB
     assert "the service's limit would be 300% busy" in near["lacks"][0]
-    assert near["facts"] == ["one t-fast volume is capped at 1000 MiB/s"]
+    assert near["facts"] == ["one t-fast volume is capped at 1,000 MiB/s"]

@@ -239,7 +239,7 @@ def test_simulate_names_the_option_or_job_past_the_longest_simulation(iolab, tmp
         path.write_text(nvme.read_text().replace("size: 10g", f"size: 10g\n    {extra}"))
         r = iolab("simulate", str(path))
         assert r.code == 2, r.err
-        assert r.err == (f"error: {path}: jobs[0].{field}: 4800 h is longer than the 10,000,000 s (about 116 days) "
+        assert r.err == (f"error: {path}: jobs[0].{field}: 4,800 h is longer than the 10,000,000 s (about 116 days) "
                          f"a simulation runs; give {option}\n")
     r = iolab("simulate", str(path), "--ios", "1000", "--json")
     assert r.code == 0, r.err
@@ -265,8 +265,8 @@ def test_bench_flags_are_read_as_a_job_file_reads_them(iolab, tmp_path):
     db = tmp_path / "r.db"
     for argv, message in ((["--ioengine", "libaoi"], "--ioengine: unknown ioengine 'libaoi'; nearest: libaio"),
                           (["--ioengine", ""], "--ioengine: an empty ioengine; name one"),
-                          (["--runtime", "400d"], "--runtime: must be at most 8784 h, got '400d'"),
-                          (["--ramp", "400d"], "--ramp: must be at most 8784 h, got '400d'")):
+                          (["--runtime", "400d"], "--runtime: must be at most 8,784 h, got '400d'"),
+                          (["--ramp", "400d"], "--ramp: must be at most 8,784 h, got '400d'")):
         r = iolab("bench", "run", "--target", str(target), "--rw", "read", "--db", str(db), *argv)
         assert r.code == 2, (argv, r.err)
         assert r.err.startswith(f"error: {message}"), r.err

@@ -229,3 +229,23 @@ def test_a_share_built_in_the_form_predicts_as_the_cli(served, page, iolab, tmp_
     figures_are(page, doc)
     assert any(r["kind"] == "service" for r in doc["resources"])
     assert page.locator('#o-bars .bar[data-resource*="anf-ultra"]').count() >= 1
+
+
+def test_a_pool_plan_shows_its_levels_and_what_prices_are_missing(served, page, iolab, monkeypatch):
+    # a pool plan's candidates are levels whose config lists volumes: the page labels them as
+    # the command does, and names the price the unpriced level lacks
+    monkeypatch.chdir(ROOT)
+    text = (EXAMPLES / "pool-requirements.yaml").read_text()
+    cli = iolab("plan", "examples/pool-requirements.yaml", "--json")
+    assert cli.code == 0, cli.err
+    doc = cli.json()
+    page.goto(served.url + "#plan")
+    page.fill("#p-text", text)
+    page.click("#p-go")
+    page.locator("#p-table tbody tr").first.wait_for()
+    rows = page.locator("#p-table tbody tr")
+    assert rows.count() == len(doc["candidates"])
+    assert "anf ultra 10 TiB pool (data 4 TiB, log 512 GiB, shared 1 TiB)" in rows.first.inner_text()
+    (u,) = doc["unpriced"]
+    out = page.inner_text("#p-out")
+    assert "Feasible, but without a price" in out and u["supply"][0] in out

@@ -16,6 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .units import format_percent
+
 if TYPE_CHECKING:
     from .network import Network
     from .prediction import Prediction
@@ -105,7 +107,7 @@ class Bottleneck:
                         "time; the rest wait at the client.")
             return (f"{_cap(words)} it: {self.resource} has {self.utilization:.1f}× "
                     "as many IOs wanting in as it has slots; the rest wait at the client.")
-        return f"{_cap(KIND_WORDS.get(self.kind, self.kind))} it: {self.resource} is {self.utilization:.1%} busy."
+        return f"{_cap(KIND_WORDS.get(self.kind, self.kind))} it: {self.resource} is {format_percent(self.utilization, 1)} busy."
 
 
 def _cap(text: str) -> str:
@@ -196,7 +198,7 @@ def think_words(network: Network) -> str | None:
 def _pct(u: float) -> str:
     """A utilization as the sentence shows it, from the figure the JSON carries (rounded to
     four digits first), so a sentence read back from JSON (a report) says the same."""
-    return f"{round(u, 4):.0%}"
+    return format_percent(round(u, 4))
 
 
 def rate_words(bound: list[tuple[str, float]]) -> str:

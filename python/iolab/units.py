@@ -36,6 +36,9 @@ __all__ = [
     "format_rate",
     "format_ops",
     "format_duration",
+    "format_count",
+    "format_money",
+    "format_percent",
     "KiB",
     "MiB",
     "GiB",
@@ -138,13 +141,14 @@ def parse_points(text: str, parse: Callable[[str], T], *, field: str) -> list[T]
 
 
 def _fmt(x: float) -> str:
-    """Four significant digits, no trailing zeros, no exponent for ordinary magnitudes."""
+    """Four significant digits, no trailing zeros, no exponent for ordinary magnitudes, and
+    thousands separators as every count and rate has them (``1,000``)."""
     if x == 0:
         return "0"
     if not math.isfinite(x):
         return "∞" if x > 0 else ("-∞" if x < 0 else "n/a")
     digits = max(0, 3 - int(math.floor(math.log10(abs(x)))))
-    text = f"{x:.{digits}f}"
+    text = f"{x:,.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -187,6 +191,21 @@ def format_rate(bps: float, *, binary: bool = False) -> str:
 def format_ops(ops: float) -> str:
     """Print an operation rate with a thousands separator: ``19,357 IOPS``."""
     return f"{ops:,.0f} IOPS" if ops >= 100 else f"{_fmt(ops)} IOPS"
+
+
+def format_count(n: float) -> str:
+    """A count with thousands separators: ``876,768``."""
+    return f"{n:,.0f}"
+
+
+def format_money(dollars: float | None) -> str:
+    """Money in dollars and cents with thousands separators: ``$1,234.50``; ``unpriced`` for None."""
+    return "unpriced" if dollars is None else f"${dollars:,.2f}"
+
+
+def format_percent(ratio: float, digits: int = 0) -> str:
+    """A share as a percentage: ``67%`` (``digits`` decimals: ``98.9%``)."""
+    return f"{ratio:.{digits}%}"
 
 
 def format_duration(seconds: float) -> str:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from ..plan import Plan, PoolResult
     from ..service.plan import PlanOptions, PlanResult
 
-from ..units import format_duration, format_ops, format_rate, format_size
+from ..units import format_count, format_duration, format_money, format_ops, format_percent, format_rate, format_size
 from .pairing import given
 from .pricing import PRICING_OPTION, PricingModel
 from .common import CALIBRATION_OPTION, CATALOG_OPTION, JSON_OPTION, console, err_console, print_json, warn
@@ -124,12 +124,6 @@ class _Bar:
             self.progress.stop()
 
 
-def _money(x: float | None) -> str:
-    from ..plan.labels import money  # the planner loads only when a command plans
-
-    return money(x)
-
-
 def _say(x, markup: bool = True) -> None:
     """Print a line or a table. On a terminal as Rich lays it out; elsewhere (a pipe, a
     file) never hard-wrapped: each line, reason and note whole on one line, and a table at
@@ -162,12 +156,12 @@ def _print(p: Plan, file: Path) -> None:
         parts.append(f"{key} ≤ {format_duration(bound)} (simulated)")
     if need.capacity is not None:
         parts.append(f"{format_size(need.capacity)} usable")
-    parts.append(f"no resource over {need.max_utilization:.0%} busy")
+    parts.append(f"no resource over {format_percent(need.max_utilization)} busy")
     clients = f" across {req.clients} clients" if req.clients > 1 else ""
     _say(f"[bold]Plan[/] for {file}: {wl.describe()} — {', '.join(parts)}{clients}")
     kinds = " and ".join(req.search.kinds)
-    _say(f"searched {p.evaluated:,} configurations ({kinds}; prices of {req.region}): "
-                  f"{p.feasible:,} feasible" + (f" on means; the cheapest {p.checked} simulated" if p.checked else ""))
+    _say(f"searched {format_count(p.evaluated)} configurations ({kinds}; prices of {req.region}): "
+         f"{format_count(p.feasible)} feasible" + (f" on means; the cheapest {p.checked} simulated" if p.checked else ""))
     if not p.candidates:
         if p.evaluated:
             _say("[bold red]No configuration meets the requirements.[/] The nearest misses, closest first:")
@@ -188,19 +182,20 @@ def _print(p: Plan, file: Path) -> None:
                      overflow="fold", no_wrap=col != "configuration")
     for c in p.candidates:
         b = c.prediction.bottleneck
-        load = (f"{c.prediction.rate:,.0f}", format_rate(c.prediction.bandwidth)) if wide else ()
+        load = (format_ops(c.prediction.rate).removesuffix(" IOPS"), format_rate(c.prediction.bandwidth)) if wide else ()
         tails = [_tail(c.tail, k) for k in keys]
-        t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *load,
-                  _latency(c.prediction.latency), *tails, f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
+        t.add_row(str(c.rank), format_money(c.monthly_cost).lstrip("$"), c.config.describe(), *load,
+                  _latency(c.prediction.latency), *tails, format_percent(c.headroom),
+                  f"{_kind(b.kind)} {format_percent(b.utilization)}")
     _say(t)
     first = p.candidates[0]
     b = first.prediction.bottleneck
     inflight = first.prediction.solution.concurrency
-    keep = (f"The workload must keep about {inflight:.0f} IOs in flight." if math.isfinite(inflight) else
+    keep = (f"The workload must keep about {format_count(inflight)} IOs in flight." if math.isfinite(inflight) else
             "At exactly its limit the queue has no bound: require a latency to keep a margin.")
-    _say(f"[bold]#1[/] {first.config.describe()} carries the load with {first.headroom:.0%} headroom; "
-                  f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {b.utilization:.0%} "
-                  f"busy). {keep}")
+    _say(f"[bold]#1[/] {first.config.describe()} carries the load with {format_percent(first.headroom)} headroom; "
+         f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {format_percent(b.utilization)} "
+         f"busy). {keep}")
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
@@ -209,30 +204,18 @@ def _print(p: Plan, file: Path) -> None:
     _explain(p)
 
 
-def _explain(p: Plan) -> None:
-    """Why not the others: the runners-up, the near misses (closest first), the best of each
-    kind searched, the other options, the feasible ones without a price, what was not searched."""
-    from ..plan.labels import kind_line, near_miss_line, other_line, unpriced_line
+def _explain(p) -> None:
+    """Why not the others, as every rendering groups them (:func:`iolab.plan.labels.explanations`)."""
+    from ..plan.labels import explanations
 
-    doc_region = p.requirements.region
-    dearer = [m for m in p.others if m.feasible and m.monthly_cost is not None]
-    kinds = p.best_by_kind if len(p.best_by_kind) > 1 else ()
-    if len(p.candidates) > 1 or p.near_misses or dearer or kinds or p.unpriced or p.excluded:
+    groups = explanations(p.to_json())
+    if groups:
         _say("[bold]Why not the others[/]")
-    for c in p.candidates[1:]:
-        _say(f"  #{c.rank} {c.config.describe()}: {c.why}")
-    sections = (("near misses, closest first (cheaper than #1, but short of a requirement):",
-                 [near_miss_line(m.near_json()) for m in p.near_misses]),
-                ("the best of each kind searched:", [kind_line(k.to_json()) for k in kinds]),
-                ("other options:", [other_line(m.to_json()) for m in dearer]),
-                ("feasible, but without a price (ranked after every priced one):",
-                 [unpriced_line(u.to_json(), doc_region) for u in p.unpriced]))
-    for title, lines in sections:
-        if lines:
-            _say(f"  {title}")
-            for line in lines:
-                _say(f"  - {line}", markup=False)
-    _excluded(p)
+    for title, lines in groups:
+        if title:
+            _say(f"  {title}:", markup=False)
+        for line in lines:
+            _say(f"  - {line}" if title else f"  {line}", markup=False)
 
 
 def _tail(check, key: str) -> str:
@@ -256,7 +239,7 @@ def _bill(b) -> str:
     """``VM $560.64 + disks $540.68 = $1,101.32`` (parts that cost nothing left out)."""
     parts = [(name, x) for name, x in (("VM", b.vm), ("disks", b.disks), ("shares and pools", b.shares),
                                        ("provisioned IOPS and throughput", b.provisioned)) if x > 0.005]
-    return " + ".join(f"{name} ${x:,.2f}" for name, x in parts) + f" = ${b.total:,.2f}"
+    return " + ".join(f"{name} {format_money(x)}" for name, x in parts) + f" = {format_money(b.total)}"
 
 
 def _latency(seconds: float) -> str:
@@ -277,20 +260,21 @@ def _excluded(p: Plan) -> None:
 
 def _print_machine(p, file: Path) -> None:
     """Several workloads on one machine: the VM and a volume for each."""
+    from ..plan.labels import near_miss_line
     from ..plan.machine import describe_need
 
     req = p.requirements
     _say(f"[bold]Plan[/] for {file}: {len(req.workloads)} workloads on one machine, "
                   f"no resource over its workload's max_utilization "
-                  f"({', '.join(f'{w.name} {w.require.max_utilization:.0%}' for w in req.workloads)})")
+                  f"({', '.join(f'{w.name} {format_percent(w.require.max_utilization)}' for w in req.workloads)})")
     for part, wl in zip(req.workloads, p.parts):
         _say(f"  {describe_need(part, wl)}")
     checked = f"; the cheapest {p.checked} simulated" if p.checked else ""
-    _say(f"searched {p.evaluated:,} layouts (prices of {req.region}): {p.feasible:,} feasible{checked}")
+    _say(f"searched {format_count(p.evaluated)} layouts (prices of {req.region}): {format_count(p.feasible)} feasible{checked}")
     if not p.candidates:
-        _say("[bold red]No configuration meets the requirements.[/] The nearest misses:")
-        for m in p.nearest:
-            _say(f"  - {m.describe()}")
+        _say("[bold red]No configuration meets the requirements.[/] The nearest misses, closest first:")
+        for m in p.near_misses:
+            _say(f"  - {near_miss_line(m.near_json())}", markup=False)
         return
     names = [w.name for w in req.workloads]
     t = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
@@ -305,24 +289,17 @@ def _print_machine(p, file: Path) -> None:
             if f.tail is not None:
                 text += "; " + ", ".join(f"{k} {format_duration(f.tail.estimate[k])}" for k in f.tail.bounds)
             lat.append(text)
-        t.add_row(str(c.rank), _money(c.monthly_cost).lstrip("$"), c.config.describe(), *lat,
-                  f"{c.headroom:.0%}", f"{_kind(b.kind)} {b.utilization:.0%}")
+        t.add_row(str(c.rank), format_money(c.monthly_cost).lstrip("$"), c.config.describe(), *lat,
+                  format_percent(c.headroom), f"{_kind(b.kind)} {format_percent(b.utilization)}")
     _say(t)
     first = p.candidates[0]
     b = first.prediction.bottleneck
-    _say(f"[bold]#1[/] {first.config.describe()} carries every workload with {first.headroom:.0%} headroom; "
-                  f"the busiest resource is {b.label} ({b.utilization:.0%} busy).")
+    _say(f"[bold]#1[/] {first.config.describe()} carries every workload with {format_percent(first.headroom)} headroom; "
+         f"the busiest resource is {b.label} ({format_percent(b.utilization)} busy).")
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
-    if len(p.candidates) > 1 or p.rejected:
-        _say("[bold]Why not the others[/]")
-    for c in p.candidates[1:]:
-        _say(f"  #{c.rank} {c.config.describe()}: {c.why or 'unpriced'}")
-    if p.rejected:
-        _say("  cheaper, but failing:")
-        for m in p.rejected:
-            _say(f"  - {m.describe()}")
+    _explain(p)
 
 
 def _print_pool(r: PoolResult, file: Path) -> None:
@@ -338,7 +315,7 @@ def _print_pool(r: PoolResult, file: Path) -> None:
         for col in ("#", "$/month", "level", "pool", "budget", "assigned", "spare", "sized by"):
             t.add_column(col, justify="left" if col in ("level", "sized by") else "right")
         for i, c in enumerate(r.candidates, 1):
-            t.add_row(str(i), _money(c.monthly_cost).lstrip("$"), c.level.id, format_size(c.pool),
+            t.add_row(str(i), format_money(c.monthly_cost).lstrip("$"), c.level.id, format_size(c.pool),
                       format_rate(c.budget, binary=True), format_rate(c.assigned, binary=True),
                       format_rate(c.budget - c.assigned, binary=True), c.sized_by)
         _say(t)
@@ -356,5 +333,4 @@ def _print_pool(r: PoolResult, file: Path) -> None:
             _say(f"{format_rate(spare, binary=True)} of the budget is unassigned: give it to any volume.")
     else:
         _say("[bold red]The volumes cannot share a pool at any level searched.[/]")
-    for m in r.misses:
-        _say(f"  - {m.level.id}: {m.reason}")
+    _explain(r)

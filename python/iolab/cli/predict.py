@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..bottleneck import explain, reach_text
 from ..plot import CurvePoint, check_plot_path, latency_curve
-from ..units import format_duration, format_ops, format_rate
+from ..units import format_duration, format_ops, format_percent, format_rate
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
     res.add_column("kind")
     res.add_column("utilization", justify="right")
     res.add_column("")
-    rows = [[r.label, r.kind, f"{r.utilization:.1%}", _bar(r.utilization)]
+    rows = [[r.label, r.kind, f"{format_percent(r.utilization, 1)}", _bar(r.utilization)]
             for r in sorted(p.solution.resources, key=lambda r: -r.utilization)]
     rows += [[s.label, s.kind, f"{s.wanted:g}/{s.slots} slots", _bar(s.wanted / s.slots)] for s in p.solution.slots]
     for row in (rows if show_all else fold(rows)):
@@ -80,7 +80,7 @@ def _print(p: Prediction, path: Path, show_all: bool = False) -> None:
     console.print(f"[bold]Bottleneck:[/] {explain(p)}")
     for d in p.solution.load:
         if d.delay > 0:
-            console.print(f"[bold]Load:[/] {d.label} is {d.utilization:.0%} busy: its latency includes "
+            console.print(f"[bold]Load:[/] {d.label} is {format_percent(d.utilization)} busy: its latency includes "
                           f"{format_duration(d.delay)} of load delay on top of the unloaded figure.")
     if not math.isfinite(p.solution.knee_outstanding):
         console.print(f"[bold]Knee:[/] none: nothing caps the path (no IOPS or bandwidth limit), so IOPS grow with "

@@ -16,7 +16,7 @@ from rich.table import Table
 from ..errors import SchemaError
 
 from ..plot import check_plot_path, simulation_charts
-from ..units import format_duration, format_ops, format_rate
+from ..units import format_duration, format_ops, format_percent, format_rate
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def _merge(members: list[list]) -> list:
     """One row for alike resources: mean utilization, the range of busy, throttled added up."""
     n = len(members)
     busy = [m[3] for m in members]
-    span = f"{min(busy):.1%}" if f"{min(busy):.1%}" == f"{max(busy):.1%}" else f"{min(busy):.1%}–{max(busy):.1%}"
+    span = f"{format_percent(min(busy), 1)}" if f"{format_percent(min(busy), 1)}" == f"{format_percent(max(busy), 1)}" else f"{format_percent(min(busy), 1)}–{format_percent(max(busy), 1)}"
     return [members[0][0], members[0][1], sum(m[2] for m in members) / n, span, sum(m[4] for m in members),
             members[0][5]]
 
@@ -85,8 +85,8 @@ def _print(phase: SimulatedPhase, path: Path, show_all: bool = False) -> None:
     if not show_all:  # alike resources within a percentage point fold into one row
         lines = fold(lines, key=lambda row: (row[1], round(row[2] * 100), row[5]), merge=_merge)
     for name, kind, load, busy, throttled, slots in lines:
-        shown = f"{load * slots:.3g}/{slots} slots" if slots is not None else f"{load:.1%}"
-        r.add_row(name, kind, shown, busy if isinstance(busy, str) else f"{busy:.1%}", f"{throttled:.3g}")
+        shown = f"{load * slots:.3g}/{slots} slots" if slots is not None else f"{format_percent(load, 1)}"
+        r.add_row(name, kind, shown, busy if isinstance(busy, str) else f"{format_percent(busy, 1)}", f"{throttled:.3g}")
     console.print(r)
     console.print("[dim]utilization: of the sustained rate, as predict gives it (over 100 % only on burst "
                   "credits); busy: share of the time serving[/]")
@@ -96,9 +96,9 @@ def _print(phase: SimulatedPhase, path: Path, show_all: bool = False) -> None:
     used, network = phase.bursting, phase.network
     turned = {t.resource for t in phase.turns}
     for u in used:
-        left = "" if u.left is None else f"; {u.left:.1%} of its credits left at the end"
+        left = "" if u.left is None else f"; {format_percent(u.left, 1)} of its credits left at the end"
         if u.resource in turned:
-            console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {u.load:.0%} of its "
+            console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {format_percent(u.load)} of its "
                           f"sustained rate on average over the run{left}.")
             continue
         from ..sim_reading import duration_needed
@@ -107,7 +107,7 @@ def _print(phase: SimulatedPhase, path: Path, show_all: bool = False) -> None:
         need = duration_needed(sim, u)
         hint = (f"simulate --duration {_minutes(need)} to see the sustained rate past the bucket" if need is not None
                 else "the bucket is not draining at this load")
-        console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {u.load:.0%} of its "
+        console.print(f"[bold yellow]Bursting:[/] {u.resource} ran on burst credits at {format_percent(u.load)} of its "
                       f"sustained rate{left}{empty}. These figures are above what it sustains "
                       f"(iolab predict gives both); {hint}.")
     phases = phase.credit_phases
@@ -125,12 +125,12 @@ def _print(phase: SimulatedPhase, path: Path, show_all: bool = False) -> None:
         console.print(f"[bold yellow]Credits:[/] the bucket of {turn.resource} {what} {format_duration(turn.t)} into "
                       f"the run: {'; then '.join(parts)}. The totals above blend both.")
     for w in phase.warming:
-        console.print(f"[bold yellow]Warming up:[/] {w.resource} started cold: {w.measured:.1%} of reads hit so far "
-                      f"(warm: {w.warm:.0%}), so the disks serve reads a warm cache would; predict gives the warm "
+        console.print(f"[bold yellow]Warming up:[/] {w.resource} started cold: {format_percent(w.measured, 1)} of reads hit so far "
+                      f"(warm: {format_percent(w.warm)}), so the disks serve reads a warm cache would; predict gives the warm "
                       "steady state. Simulate longer (--duration) or set the volume's cache: warm to compare.")
     for c in sim.cache:
         if c.hit_ratio is not None:
-            console.print(f"host cache {c.resource}: {c.hit_ratio:.1%} of {c.lookups:,} reads hit")
+            console.print(f"host cache {c.resource}: {format_percent(c.hit_ratio, 1)} of {c.lookups:,} reads hit")
     if sim.confidence is not None:
         ci = sim.confidence
         console.print(f"95 % confidence over {len(sim.replications)} replications: IOPS "

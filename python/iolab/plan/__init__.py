@@ -18,15 +18,22 @@ sizes one NetApp capacity pool for several volumes.
     'Standard_D16s_v5 + 4 × P30'
 """
 
-from .config import Config, DiskChoice, ShareChoice
-from .cost import Bill
-from .prediction import LoadPrediction, predict_at_load
-from .rank import Candidate, Miss, Plan
-from .requirements import PoolRequest, PoolVolume, Require, Requirements, Search, load_requirements, parse_requirements
-from .search import PoolResult, plan
-from .table import Batch, Limits
-from .tail import TailCheck, TailOptions
-from .workload import Workload
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import Config, DiskChoice, ShareChoice
+    from .cost import Bill
+    from .machine import MachineCandidate, MachinePlan
+    from .pool import PoolMiss, PoolPlan, PoolVolumePlan
+    from .prediction import LoadPrediction, predict_at_load
+    from .rank import Candidate, Miss, Plan
+    from .requirements import (PoolRequest, PoolVolume, Require, Requirements, Search, load_requirements,
+                               parse_requirements)
+    from .search import PoolResult, plan
+    from .table import Batch, Limits
+    from .tail import TailCheck, TailOptions
+    from .workload import Workload
 
 __all__ = [
     "load_requirements",
@@ -60,15 +67,25 @@ __all__ = [
 ]
 
 
+_HOME = {
+    "Config": "config", "DiskChoice": "config", "ShareChoice": "config", "Bill": "cost",
+    "LoadPrediction": "prediction", "predict_at_load": "prediction", "Candidate": "rank", "Miss": "rank",
+    "Plan": "rank", "PoolRequest": "requirements", "PoolVolume": "requirements", "Require": "requirements",
+    "Requirements": "requirements", "Search": "requirements", "load_requirements": "requirements",
+    "parse_requirements": "requirements", "PoolResult": "search", "plan": "search", "Batch": "table",
+    "Limits": "table", "TailCheck": "tail", "TailOptions": "tail", "Workload": "workload",
+    "MachinePlan": "machine", "MachineCandidate": "machine", "PoolPlan": "pool", "PoolVolumePlan": "pool",
+    "PoolMiss": "pool",
+}
+"""The module of each name the package exports."""
+
+
 def __getattr__(name: str):
-    """``MachinePlan``, ``MachineCandidate`` and the pool plan's classes load with their
-    module, on first use."""
-    if name in ("MachinePlan", "MachineCandidate"):
-        from . import machine
-
-        return getattr(machine, name)
-    if name in ("PoolPlan", "PoolVolumePlan", "PoolMiss"):
-        from . import pool
-
-        return getattr(pool, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """Each exported name loads with its module, on first use: a pool plan never loads the
+    queueing model, and a requirements file is read without the search."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

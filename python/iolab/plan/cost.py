@@ -27,7 +27,7 @@ from ..catalog import Catalog, DiskSku, ProvisionedDisk, ScaledDisk, ServiceLeve
 from ..units import GiB, MiB
 from .config import Config
 
-__all__ = ["vm_price", "disk_price", "scaled_price", "provisioned_price", "provisioned_prices", "share_price", "billed_capacity", "pool_step", "unpriced",
+__all__ = ["vm_price", "disk_price", "scaled_price", "provisioned_price", "provisioned_prices", "share_price", "billed_capacity", "pool_step", "unpriced", "price_entry",
            "bill", "Bill", "MBPS"]
 
 MBPS = 1e6
@@ -176,6 +176,35 @@ def unpriced(catalog: Catalog, config: Config) -> list[str]:
         if share_parts(level, billed_capacity(level, sh.size, sh.pool), sh.throughput if sh.manual else None) is None:
             out.append(level.id)
     return out
+
+
+def price_entry(catalog, ident: str) -> str:
+    """A catalog entry that would price ``ident`` (a VM size, a disk SKU, a service level),
+    with the price fields it needs: ``vms: {Standard_D8s_v5: {price_per_hour: ...}}``."""
+    model = (catalog.pricing or {}).get("vm", "payg")
+    if ident in catalog.vms and model != "payg":  # a reservation's or savings plan's rate
+        return f"vms: {{{ident}: {{rates_per_hour: {{{model}: ...}}}}}}"
+    if ident in catalog.vms:
+        section, fields = "vms", ["price_per_hour"]
+    elif ident in catalog.disks:
+        section, fields = "disks", ["price_per_month"]
+    elif ident in catalog.scaled:
+        section, fields = "scaled", ["price_per_gib_month"]
+    elif ident in catalog.provisioned:
+        row = catalog.provisioned[ident]
+        section = "provisioned"
+        fields = [f for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")
+                  if getattr(row, f) is None]
+    else:
+        row = catalog.services.get(ident)
+        section = "services"
+        # a level with a capacity price lacks only the price of its provisioned throughput; one
+        # whose throughput is billed apart (provisioned, or manual QoS without a rate per TiB) may lack both
+        fields = ["price_per_gib_month"] if row is None or row.price_per_gib_month is None else []
+        apart = row is not None and (row.provisioned or (row.manual_qos and row.rate_per_tib is None))
+        if not fields or (apart and row.price_per_mibps_month is None):
+            fields.append("price_per_mibps_month")
+    return f"{section}: {{{ident}: {{{', '.join(f'{f}: ...' for f in fields)}}}}}"
 
 
 @dataclass(frozen=True)

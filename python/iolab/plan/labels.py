@@ -21,19 +21,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..units import format_ops, format_rate, format_size
+from ..units import format_money, format_ops, format_rate, format_size
 from ..articles import a
 
 __all__ = ["config_label", "disk_label", "share_label", "vm_label", "vm_arch", "money", "ARCH_WORDS",
-           "shortfall_words", "near_miss_line", "kind_line", "other_line", "unpriced_line"]
+           "shortfall_words", "dearer", "near_miss_line", "kind_line", "other_line", "unpriced_line", "explanations"]
 
 ARCH_WORDS = {"arm64": "Arm"}
 """How a VM's architecture reads after its size, where it is not the usual x86-64."""
 
 
 def money(x: float | None) -> str:
-    """``$1,234.50``; ``unpriced`` for None."""
-    return "unpriced" if x is None else f"${x:,.2f}"
+    """``$1,234.50``; ``unpriced`` for None (:func:`iolab.units.format_money`)."""
+    return format_money(x)
+
+
+def dearer(diff: float) -> str:
+    """How much more a configuration costs than #1: ``costs $37.96/month more than #1``."""
+    return f"costs {format_money(diff)}/month more than #1" if diff > 0.005 else "costs the same as #1"
 
 
 def vm_arch(config: Mapping[str, Any]) -> str | None:
@@ -77,6 +82,8 @@ def disk_label(d: Mapping[str, Any]) -> str:
 
 def share_label(c: Mapping[str, Any]) -> str:
     """A share: ``anf ultra 2 TiB in a 4 TiB pool (256 MiB/s), nfs3 nconnect 4``."""
+    if c.get("size") is None:  # a level that could not hold the volumes: nothing was sized
+        return f"{c['service']} {c['level']}"
     word = "channels" if c.get("protocol") == "smb3" else "nconnect"
     large = " large" if c.get("large") else ""
     qos = " manual QoS" if c.get("qos") == "manual" else ""
@@ -120,8 +127,12 @@ def near_miss_line(m: Mapping[str, Any]) -> str:
     """A near miss (``near_misses[]`` of the plan's JSON) in one line: what it is, its cost,
     how far it came, what it lacks and the catalog rules behind that."""
     facts = f" ({'; '.join(m['facts'])})" if m.get("facts") else ""
-    return (f"{config_label(m['config'])} ({money(m.get('monthly_cost'))}/month, "
-            f"{shortfall_words(m.get('shortfall'))}): {'; '.join(m.get('lacks') or [])}{facts}")
+    c, cost = m["config"], m.get("monthly_cost")
+    # a pool level that cannot hold the volumes has no size, hence no price to speak of
+    bought = cost is not None or any(k in c for k in ("vm", "disks", "volumes", "size", "pool"))
+    cost_text = f"{money(cost)}/month, " if cost is not None else "unpriced, " if bought else ""
+    return (f"{config_label(c)} ({cost_text}{shortfall_words(m.get('shortfall'))}): "
+            f"{'; '.join(m.get('lacks') or [])}{facts}")
 
 
 def kind_line(k: Mapping[str, Any]) -> str:
@@ -144,3 +155,35 @@ def unpriced_line(u: Mapping[str, Any], region: str | None) -> str:
     supply = "; ".join(u.get("supply") or [])
     how = f"; to rank it, give the price in a catalog file (--catalog FILE): {supply}" if supply else ""
     return f"{config_label(u['config'])}: no price{where} for {', '.join(u.get('missing') or [])}{how}"
+
+
+def explanations(doc: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """Why not the others, from a plan's JSON (of any kind: disks, shares, several
+    workloads, a pool), as (title, lines) groups in the order every rendering shows them:
+    the runners-up (untitled), the near misses closest first, the best of each kind searched
+    (when more than one was), the other options, the feasible ones without a price, what
+    was not searched. Groups without lines are left out."""
+    cands = doc.get("candidates") or []
+    region = doc.get("region")
+    groups: list[tuple[str, list[str]]] = [
+        ("", [f"#{c['rank']} {config_label(c['config'])}: {c['why']}" for c in cands[1:]
+              if c.get("why") and c.get("config")])]
+    if "near_misses" in doc:
+        near = [m for m in doc["near_misses"] or [] if m.get("config")]
+        cheaper = bool(cands) and cands[0].get("monthly_cost") is not None and \
+            all(m.get("monthly_cost") is not None for m in near)
+        title = ("near misses, closest first (cheaper than #1, but short of a requirement)" if cheaper else
+                 "near misses, closest first (short of a requirement)")
+        groups.append((title, [near_miss_line(m) for m in near]))
+    else:  # a plan saved before near misses were named
+        groups.append(("cheaper, but failing", [f"{config_label(m['config'])} ({money(m.get('monthly_cost'))}): "
+                                                + "; ".join(map(str, m.get("lacks") or []))
+                                                for m in doc.get("rejected") or [] if m.get("config")]))
+    kinds = [kind_line(k) for k in doc.get("best_by_kind") or [] if (k.get("candidate") or {}).get("config")]
+    groups.append(("the best of each kind searched", kinds if len(kinds) > 1 else []))
+    groups.append(("other options", [other_line(m) for m in doc.get("others") or []
+                                     if m.get("config") and m.get("why") and m.get("monthly_cost") is not None]))
+    groups.append(("feasible, but without a price (ranked after every priced one)",
+                   [unpriced_line(u, region) for u in doc.get("unpriced") or [] if u.get("config")]))
+    groups.append(("not searched", [str(t) for t in doc.get("excluded") or []]))
+    return [(title, lines) for title, lines in groups if lines]

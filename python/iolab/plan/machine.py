@@ -29,18 +29,19 @@ from ..network import Network
 from ..units import format_duration, format_ops, format_rate
 from . import space
 from .config import Config
-from .cost import bill
+from .cost import bill, price_entry, unpriced
+from .labels import dearer
 from .disks import Clients, Streams, search_fixed
 from .prediction import LoadPrediction, predict_at_load
 from .provisioned import search_provisioned
 from .scaled import search_scaled
-from .rank import Candidate, failing_kinds, lacks, over_margin
+from .rank import Candidate, KindBest, Miss, Unpriced, failing_kinds, lacks, over_margin
 from .requirements import Requirements
 from .table import TOLERANCE, WORDS, Batch, Limits
 from .tail import TailCheck, TailOptions, ios_for, simulate_open, tail_of
 from .workload import Workload
 
-__all__ = ["MachinePlan", "MachineCandidate", "MachineMiss", "plan_machine", "MAX_COMBINATIONS"]
+__all__ = ["MachinePlan", "MachineCandidate", "plan_machine", "MAX_COMBINATIONS"]
 
 MAX_COMBINATIONS = 4096
 """Most combinations of the workloads' volumes evaluated per VM size."""
@@ -64,6 +65,7 @@ class _Part:
     load: dict[str, np.ndarray]            # utilization this workload alone puts on each VM cap kind
     count: np.ndarray
     ok: np.ndarray                         # passes its own requirements alone
+    ratio: np.ndarray                      # how far from passing alone (Batch.ratio)
 
     def batch(self, i: int) -> tuple[Batch, int]:
         return self.batches[int(self.which[i])], int(self.row[i])
@@ -122,33 +124,26 @@ class MachineCandidate(Candidate):
 
 
 @dataclass(frozen=True)
-class MachineMiss:
-    monthly_cost: float | None
-    config: Config
-    lacks: tuple[str, ...]
-
-    def to_json(self) -> dict:
-        return {"monthly_cost": None if self.monthly_cost is None else round(self.monthly_cost, 2),
-                "config": self.config.to_json(), "feasible": False, "lacks": list(self.lacks)}
-
-    def describe(self) -> str:
-        cost = "unpriced" if self.monthly_cost is None else f"${self.monthly_cost:,.2f}/month"
-        return f"{self.config.describe()} ({cost}): {'; '.join(self.lacks)}"
-
-
-@dataclass(frozen=True)
 class MachinePlan:
-    """The answer for several workloads on one machine."""
+    """The answer for several workloads on one machine: as a :class:`~iolab.plan.Plan`,
+    ``rejected`` (cheaper VMs that fail, cheapest first), ``nearest`` (when nothing is
+    feasible), ``near_misses`` (closest first), ``best_by_kind`` (the one kind searched,
+    disks) and ``unpriced`` (feasible layouts without a price, one per VM and set of
+    missing prices)."""
 
     requirements: Requirements
     parts: tuple[Workload, ...]
     candidates: tuple[MachineCandidate, ...]
     evaluated: int
     feasible: int
-    rejected: tuple[MachineMiss, ...]
-    nearest: tuple[MachineMiss, ...] = ()
+    rejected: tuple[Miss, ...]
+    nearest: tuple[Miss, ...] = ()
     checked: int = 0
     excluded: tuple[str, ...] = field(default=())
+    near_misses: tuple[Miss, ...] = ()
+    best_by_kind: tuple[KindBest, ...] = ()
+    unpriced: tuple[Unpriced, ...] = ()
+    others: tuple[Miss, ...] = ()
 
     def to_json(self) -> dict:
         req = self.requirements
@@ -161,7 +156,10 @@ class MachinePlan:
                                "percentiles": dict(r.percentiles), "caching": list(part.search.caching)}
         doc: dict = {"required": {"workloads": need, "clients": req.clients}, "region": req.region,
                      "candidates": [c.to_json() for c in self.candidates], "evaluated": self.evaluated,
-                     "feasible": self.feasible, "rejected": [m.to_json() for m in self.rejected], "excluded": []}
+                     "feasible": self.feasible, "rejected": [m.to_json() for m in self.rejected], "excluded": [],
+                     "best_by_kind": [k.to_json() for k in self.best_by_kind],
+                     "near_misses": [m.near_json() for m in self.near_misses],
+                     "unpriced": [u.to_json() for u in self.unpriced]}
         if any(p.require and p.require.percentiles for p in req.workloads):
             doc["checked"] = self.checked
         if not self.candidates:
@@ -192,7 +190,7 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
             good = mine[p.ok[mine]]
             if not len(good):
                 if len(mine):
-                    alone_fail.setdefault(v, []).append((w, int(_least_failing(p, mine))))
+                    alone_fail.setdefault(v, []).append((w, int(_closest(p, mine))))
                 lists.append(good)
                 continue
             lists.append(_kept(p, good, per))
@@ -210,7 +208,7 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     bounded = any(p.req.require and p.req.require.percentiles for p in parts)
     tail = (tail or TailOptions()) if bounded else None
     candidates: list[MachineCandidate] = []
-    slow: list[MachineMiss] = []
+    slow: list[Miss] = []
     checked = 0
     for cost, _, v, rows in found:
         if len(candidates) >= top or (tail is not None and checked >= tail.top):
@@ -225,15 +223,16 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
             checked += 1
             figures = tuple(WorkloadFigures(f.name, f.iops, f.bandwidth, f.latency, checks.get(f.name))
                             for f in figures)
-            failed = [f"{f.name}: {text}" for f in figures if f.tail is not None and not f.tail.meets
-                      for text in f.tail.lacks()]
-            if failed:
-                slow.append(MachineMiss(price, config, tuple(failed)))
+            short = [f for f in figures if f.tail is not None and not f.tail.meets]
+            if short:
+                slow.append(Miss(price, config, tuple(f"{f.name}: {text}" for f in short for text in f.tail.lacks()),
+                                 (), max(f.tail.shortfall for f in short)))
                 continue
         why = None
-        if candidates and price is not None and candidates[0].monthly_cost is not None:
-            diff = price - candidates[0].monthly_cost
-            why = f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1"
+        if candidates and price is None:
+            why = f"unpriced: no price in the catalog for {', '.join(dict.fromkeys(unpriced(req.catalog, config)))}"
+        elif candidates and candidates[0].monthly_cost is not None:
+            why = dearer(price - candidates[0].monthly_cost)
         candidates.append(MachineCandidate(len(candidates) + 1, price, config, pred, why, (),
                                            bill(req.catalog, config), None, figures))
     first = candidates[0].monthly_cost if candidates else None
@@ -249,9 +248,43 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     explained = _explain(req, parts, vm_ids, clients, misses, alone_fail, vm_limit)
     cheaper = [m for m in explained if first is not None and m.monthly_cost is not None and m.monthly_cost < first]
     rejected = (rejected + sorted(cheaper, key=lambda m: m.monthly_cost or 0.0))[:explain]
-    nearest = tuple((slow + explained)[:explain]) if not candidates else ()
+    closest = sorted(slow + explained, key=lambda m: (m.shortfall, math.inf if m.monthly_cost is None
+                                                      else m.monthly_cost))
+    nearest = tuple(closest[:explain]) if not candidates else ()
+    if first is not None:  # near misses: cheaper than #1 (a simulated one: no dearer)
+        simulated = {id(m) for m in slow}
+        closest = [m for m in closest if m.monthly_cost is not None and
+                   (m.monthly_cost < first or (id(m) in simulated and m.monthly_cost <= first))]
+    kinds = (KindBest("disks", None, candidates[0]),) if candidates else ()
     return MachinePlan(req, tuple(p.wl for p in parts), tuple(candidates), evaluated, len(found), tuple(rejected),
-                       nearest, checked)
+                       nearest, checked, (), tuple(closest[:explain]), kinds,
+                       tuple(_unpriced(req, parts, vm_ids, found, candidates, explain)))
+
+
+def _unpriced(req: Requirements, parts: list[_Part], vm_ids: list[str], found: "_Found",
+              candidates: list[MachineCandidate], limit: int) -> list[Unpriced]:
+    """Feasible layouts without a price, not among the candidates: the tightest fit (the
+    busiest VM cap) of each VM, one for each set of missing prices, tightest first."""
+    idx = np.nonzero(np.isnan(found.cost))[0]
+    if not len(idx):
+        return []
+    order = idx[np.lexsort((idx, -found.busiest[idx]))]
+    vm = found.vm[order]
+    firsts = order[np.sort(np.unique(vm, return_index=True)[1])]
+    shown = {c.config for c in candidates}
+    out: list[Unpriced] = []
+    told: set[tuple[str, ...]] = set()
+    for i in firsts.tolist():
+        if len(out) >= limit:
+            break
+        config = _config(parts, vm_ids[int(found.vm[i])], tuple(int(x) for x in found.grid[:, i]), req.clients)
+        missing = tuple(dict.fromkeys(unpriced(req.catalog, config)))
+        if config in shown or not missing or missing in told:
+            continue
+        told.add(missing)
+        out.append(Unpriced(config, missing, tuple(price_entry(req.catalog, m) for m in missing),
+                            1.0 - float(found.busiest[i])))
+    return out
 
 
 class _Found:
@@ -321,7 +354,8 @@ def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list, 
     return _Part(req, wl, limits, batches, cat(lambda b: np.full(len(b), batches.index(b))).astype(int),
                  cat(lambda b: np.arange(len(b))).astype(int), vm,
                  cat(lambda b: b.cost) - (cl.price[vm] if len(vm) else 0.0), base, path, load,
-                 cat(lambda b: b.count).astype(int), cat(lambda b: b.feasible(limits)).astype(bool))
+                 cat(lambda b: b.count).astype(int), cat(lambda b: b.feasible(limits)).astype(bool),
+                 cat(lambda b: b.ratio(limits)))
 
 
 def _kept(p: _Part, rows: np.ndarray, most: int) -> np.ndarray:
@@ -374,10 +408,11 @@ def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: 
     return ok, busiest, shortfall, latencies
 
 
-def _least_failing(p: _Part, rows: np.ndarray) -> int:
-    fails = np.array([len(failing_kinds(p.req, *p.batch(int(i)))) for i in rows])
+def _closest(p: _Part, rows: np.ndarray) -> int:
+    """Of ``rows`` (failing alone), the one that came closest to passing (the smallest
+    ratio), the cheaper on ties."""
     cost = np.where(np.isnan(p.disk_cost[rows]), np.inf, p.disk_cost[rows])
-    return int(rows[np.lexsort((cost, fails))[0]])
+    return int(rows[np.lexsort((cost, p.ratio[rows]))[0]])
 
 
 def _config(parts: list[_Part], vm: str, rows: tuple[int, ...], clients: int) -> Config:
@@ -440,10 +475,11 @@ def _tails(parts: list[_Part], pred: LoadPrediction, tail: TailOptions, done: in
 
 
 def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: Clients,
-             misses: list, alone_fail: dict[int, list[tuple[int, int]]], vm_limit: float) -> list[MachineMiss]:
+             misses: list, alone_fail: dict[int, list[tuple[int, int]]], vm_limit: float) -> list[Miss]:
     """Why each VM that has no feasible layout fails: a workload that fails alone there
-    (its own lacks), or the best combination's shared limits."""
-    out: list[MachineMiss] = []
+    (its own lacks; the shortfall: the worst of theirs), or the best combination's shared
+    limits (its shortfall)."""
+    out: list[Miss] = []
     for v, fails in alone_fail.items():
         text = []
         for w, i in fails:
@@ -453,8 +489,10 @@ def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: 
             text.append(f"{p.req.name}: {'; '.join(lacks(p.req, p.wl, b, r))}"
                         + (f" ({'; '.join(sorted(facts))})" if facts else ""))
         cost = clients.price[v]
-        out.append(MachineMiss(None if math.isnan(cost) else float(cost), Config(vm_ids[v], req.clients), tuple(text)))
-    for _, cost, v, rows in sorted(misses, key=lambda m: m[0]):
+        shortfall = max(float(parts[w].ratio[i]) for w, i in fails)
+        out.append(Miss(None if math.isnan(cost) else float(cost), Config(vm_ids[v], req.clients), tuple(text), (),
+                        shortfall))
+    for shortfall, cost, v, rows in sorted(misses, key=lambda m: m[0]):
         grid = np.array(rows)[:, None]
         _, _, _, latencies = _combined(parts, grid, vm_limit, int(clients.max_disks[v]))
         text = []
@@ -471,8 +509,8 @@ def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: 
             if p.limits.latency is not None and lat[0] > p.limits.latency * (1 + TOLERANCE):
                 shown = format_duration(float(lat[0])) if math.isfinite(lat[0]) else "unbounded"
                 text.append(f"{p.req.name}: mean latency {shown} over the required {format_duration(p.limits.latency)}")
-        out.append(MachineMiss(None if math.isnan(cost) else cost, _config(parts, vm_ids[v], rows, req.clients),
-                               tuple(text or ["fails"])))
+        out.append(Miss(None if math.isnan(cost) else cost, _config(parts, vm_ids[v], rows, req.clients),
+                        tuple(text or ["fails"]), (), shortfall))
     return out
 
 

@@ -83,19 +83,30 @@ class PoolPlan:
 
 @dataclass(frozen=True)
 class PoolMiss:
-    """A level whose pool cannot hold the volumes, and the rule that stops it."""
+    """A level whose pool cannot hold the volumes, the rule that stops it and how far they
+    are from it (``shortfall``: what they ask over the rule's limit, a ratio over 1; inf
+    when the level has no figure to compare with)."""
 
     level: ServiceLevel
     reason: str
     rule: str
     volume: str | None = None
+    shortfall: float = math.inf
+
+    def _config(self) -> dict:
+        return {"service": self.level.service, "level": self.level.level}
 
     def to_json(self) -> dict:
-        doc = {"config": {"service": self.level.service, "level": self.level.level},
-               "rule": self.rule, "lacks": [self.reason]}
+        doc = {"config": self._config(), "rule": self.rule, "lacks": [self.reason]}
         if self.volume:
             doc["volume"] = self.volume
         return doc
+
+    def near_json(self) -> dict:
+        """As a near miss (a plan's ``near_misses[]``): no pool was sized, so no cost."""
+        return {"config": self._config(), "monthly_cost": None,
+                "shortfall": round(self.shortfall, 4) if math.isfinite(self.shortfall) else None,
+                "lacks": [self.reason], "facts": []}
 
 
 def plan_pools(req: Requirements) -> tuple[list[PoolPlan], list[PoolMiss]]:
@@ -107,8 +118,10 @@ def plan_pools(req: Requirements) -> tuple[list[PoolPlan], list[PoolMiss]]:
         try:
             plans.append(_plan(level, pool))
         except RuleViolation as e:
-            misses.append(PoolMiss(level, e.message, e.rule, getattr(e, "volume", None)))
+            misses.append(PoolMiss(level, e.message, e.rule, getattr(e, "volume", None),
+                                   getattr(e, "shortfall", math.inf)))
     plans.sort(key=lambda p: (p.monthly_cost is None, p.monthly_cost or 0.0, p.pool, p.level.id))
+    misses.sort(key=lambda m: m.shortfall)  # stable: levels equally far keep the catalog's order
     return plans, misses
 
 
@@ -130,9 +143,11 @@ def _levels(req: Requirements, pool: PoolRequest) -> list[ServiceLevel]:
     return manual
 
 
-def _violation(rule: str, message: str, volume: str | None = None) -> RuleViolation:
+def _violation(rule: str, message: str, volume: str | None = None, shortfall: float = math.inf) -> RuleViolation:
+    """A rule the volumes break, the volume that breaks it and what they ask over its limit."""
     e = RuleViolation(rule, message)
     e.volume = volume  # type: ignore[attr-defined]
+    e.shortfall = shortfall  # type: ignore[attr-defined]
     return e
 
 
@@ -144,17 +159,20 @@ def _plan(level: ServiceLevel, request: PoolRequest) -> PoolPlan:
         if large:
             if level.large_min_size is None or level.large_max_size is None:
                 raise _violation("volume-size", f"volume {v.name}: {format_size(v.capacity)} is over one {level.id} "
-                                 f"volume's {format_size(level.max_size)} and the level has no large volumes", v.name)
+                                 f"volume's {format_size(level.max_size)} and the level has no large volumes", v.name,
+                                 size / level.max_size)
             size = max(size, level.large_min_size)
             if size > level.large_max_size:
                 raise _violation("volume-size", f"volume {v.name}: {format_size(v.capacity)} is over one large "
-                                 f"{level.id} volume's {format_size(level.large_max_size)}", v.name)
+                                 f"{level.id} volume's {format_size(level.large_max_size)}", v.name,
+                                 size / level.large_max_size)
         high = level.volume_max_throughput or level.max_throughput
         if large and level.large_max_throughput:
             high = level.large_max_throughput
         if v.bandwidth > high * (1 + 1e-9):
             raise _violation("volume-max-throughput", f"volume {v.name} asks {format_rate(v.bandwidth, binary=True)}, "
-                             f"over one {level.id} volume's {format_rate(high, binary=True)}", v.name)
+                             f"over one {level.id} volume's {format_rate(high, binary=True)}", v.name,
+                             v.bandwidth / high)
         low = level.volume_min_throughput or 0.0
         volumes.append(PoolVolumePlan(v.name, int(size), max(v.bandwidth, low), large))
     total_size = sum(v.size for v in volumes)
@@ -172,12 +190,12 @@ def _plan(level: ServiceLevel, request: PoolRequest) -> PoolPlan:
         "throughput" if for_tp > total_size else "capacity")
     if level.pool_max_size is not None and pool > level.pool_max_size:
         raise _violation("pool-size", f"the volumes need {a(format_size(pool))} pool, over the {level.id} maximum of "
-                         f"{format_size(level.pool_max_size)}")
+                         f"{format_size(level.pool_max_size)}", shortfall=pool / level.pool_max_size)
     budget = level.pool_budget(pool)
     if level.rate_per_tib is None:  # throughput provisioned apart (ANF Flexible): only what is needed
         budget = min(budget, max(total_tp, level.pool_min_throughput or 0.0))
     if total_tp > budget * (1 + 1e-9):  # only when a pool maximum throughput caps the budget
         raise _violation("pool-budget", f"the volumes ask {format_rate(total_tp, binary=True)}, over the most a "
-                         f"{level.id} pool has ({format_rate(budget, binary=True)})")
+                         f"{level.id} pool has ({format_rate(budget, binary=True)})", shortfall=total_tp / budget)
     provisioned = budget if level.rate_per_tib is None else None  # ANF Flexible bills its throughput
     return PoolPlan(level, int(pool), budget, tuple(volumes), share_price(level, int(pool), provisioned), sized_by)

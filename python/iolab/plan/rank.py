@@ -22,16 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..units import format_duration, format_ops, format_size
+from ..units import format_duration, format_ops, format_percent, format_size
 from .config import Config, with_vm_facts
-from .cost import Bill, bill, unpriced
+from .cost import Bill, bill, price_entry, unpriced
+from .labels import dearer, money
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
 from .table import WORDS, Batch, Limits
 from .tail import TailCheck, TailOptions, check_tail, job_rates
 from .workload import Workload
 
-__all__ = ["Candidate", "Miss", "Plan", "KindBest", "Unpriced", "rank", "price_entry"]
+__all__ = ["Candidate", "Miss", "Plan", "KindBest", "Unpriced", "rank"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class Miss:
         return doc
 
     def describe(self) -> str:
-        cost = "unpriced" if self.monthly_cost is None else f"${self.monthly_cost:,.2f}/month"
+        cost = "unpriced" if self.monthly_cost is None else f"{money(self.monthly_cost)}/month"
         if not self.lacks:
             return f"{self.config.describe()} ({cost}): {self.why}"
         facts = f" ({'; '.join(self.facts)})" if self.facts else ""
@@ -258,7 +259,7 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
                  (np.asarray(fails) == 0) & limits.ok({}, latency), starts, shortfall,
                  [str(g) for g in groups], group_code.ravel(), np.asarray(fails).ravel(),
                  bool(np.isnan(shortfall).any()))
-    rows.ratio = _ratio(busy, capacity, batches, latency, limits)
+    rows.ratio = np.concatenate([b.ratio(limits) for b in batches])
     unpriced_rows = np.isnan(rows.cost)
     feasible_order = _Order(np.nonzero(rows.ok)[0], unpriced_rows, rows.cost, busy)
 
@@ -317,21 +318,6 @@ def rank(req: Requirements, wl: Workload, batches: list[Batch], excluded: list[s
                 tuple(slow + [_miss(req, wl, rows, i) for i in rejected]), tuple(others[:explain]),
                 tuple(nearest), tuple(excluded), checked, tuple(near[:explain]), tuple(kinds),
                 tuple(_unpriced(req, rows, feasible_order, unpriced_rows, candidates, explain)))
-
-
-def _ratio(busy: np.ndarray, capacity: list, batches: list[Batch], latency: np.ndarray,
-           limits: Limits) -> np.ndarray:
-    """How far each row is from passing, as a ratio (at most 1 when it passes): the busiest
-    resource over ``max_utilization``, the capacity needed over what is there, the latency
-    over its bound, whichever is worst. Never NaN (an unknown figure counts as infinitely far)."""
-    out = busy / limits.max_utilization
-    if any(c is not None for c in capacity):
-        out = np.maximum(out, np.concatenate([np.zeros(len(b)) if c is None else c
-                                              for b, c in zip(batches, capacity)]))
-    if limits.latency is not None:
-        # an unbounded latency comes from a resource over 100 %, which the ratio counts already
-        out = np.maximum(out, np.where(np.isfinite(latency), latency / limits.latency, 0.0))
-    return np.where(np.isnan(out), np.inf, out)
 
 
 def _nearest(idxs: np.ndarray, rows: _Rows, limit: int) -> list[int]:
@@ -413,32 +399,6 @@ def _unpriced(req: Requirements, rows: _Rows, feasible_order: _Order, unpriced_r
     return out
 
 
-def price_entry(catalog, ident: str) -> str:
-    """A catalog entry that would price ``ident`` (a VM size, a disk SKU, a service level),
-    with the price fields it needs: ``vms: {Standard_D8s_v5: {price_per_hour: ...}}``."""
-    model = (catalog.pricing or {}).get("vm", "payg")
-    if ident in catalog.vms and model != "payg":  # a reservation's or savings plan's rate
-        return f"vms: {{{ident}: {{rates_per_hour: {{{model}: ...}}}}}}"
-    if ident in catalog.vms:
-        section, fields = "vms", ["price_per_hour"]
-    elif ident in catalog.disks:
-        section, fields = "disks", ["price_per_month"]
-    elif ident in catalog.scaled:
-        section, fields = "scaled", ["price_per_gib_month"]
-    elif ident in catalog.provisioned:
-        row = catalog.provisioned[ident]
-        section = "provisioned"
-        fields = [f for f in ("price_per_gib_month", "price_per_iops_month", "price_per_mbps_month")
-                  if getattr(row, f) is None]
-    else:
-        row = catalog.services.get(ident)
-        section = "services"
-        # a level with a capacity price lacks only the price of its provisioned throughput
-        fields = ["price_per_mibps_month" if row is not None and row.price_per_gib_month is not None
-                  else "price_per_gib_month"]
-    return f"{section}: {{{ident}: {{{', '.join(f'{f}: ...' for f in fields)}}}}}"
-
-
 def _simulate(wl: Workload, pred: LoadPrediction, bounds: dict[str, float], tail: TailOptions,
               done: int) -> TailCheck:
     """Simulate one candidate's network at the required load for its percentiles."""
@@ -509,7 +469,7 @@ def _others(req: Requirements, wl: Workload, rows: _Rows, feasible_order: _Order
         if cost is None:
             why = f"feasible, but no price in the catalog for {', '.join(unpriced(req.catalog, config))}"
         elif first.monthly_cost is not None:
-            why = f"feasible, but costs ${cost - first.monthly_cost:,.2f}/month more than #1"
+            why = f"feasible, but {dearer(cost - first.monthly_cost)}"
         else:
             why = "feasible and priced, but ranked after the candidates shown"
         out.append(Miss(cost, config, (), (), float(rows.shortfall[idx]), why))
@@ -535,9 +495,8 @@ def _candidate(req: Requirements, rank_: int, price: float | None, config: Confi
         if price is None:
             why = "unpriced: " + notes[0]
         elif first.monthly_cost is not None:
-            diff = price - first.monthly_cost
-            why = (f"costs ${diff:,.2f}/month more than #1" if diff > 0.005 else "costs the same as #1")
-            why += f" (headroom {pred.headroom:.0%} against {first.headroom:.0%})"
+            why = f"{dearer(price - first.monthly_cost)} (headroom {format_percent(pred.headroom)} against " \
+                  f"{format_percent(first.headroom)})"
     return Candidate(rank_, price, config, pred, why, tuple(notes), bill(req.catalog, config), check)
 
 

@@ -5,20 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..catalog import DiskSku, ProvisionedDisk
-from . import space
-from .disks import PREMIUM_TIERS, Clients, Streams, search_fixed
-from .provisioned import search_provisioned
-from .scaled import search_scaled
-from .rank import Plan, rank
-from .requirements import Requirements
-from .table import Batch
-from .tail import TailOptions
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the search and the model load only when a plan needs them (a pool plan never does)
+    from ..catalog import DiskSku, ProvisionedDisk
+    from .disks import Clients
     from .machine import MachinePlan
     from .pool import PoolMiss, PoolPlan
-from .workload import Workload
+    from .rank import Plan
+    from .requirements import Requirements
+    from .table import Batch
+    from .tail import TailOptions
+    from .workload import Workload
 
 __all__ = ["plan", "PoolResult"]
 
@@ -32,14 +28,29 @@ class PoolResult:
     misses: tuple[PoolMiss, ...]
 
     def to_json(self) -> dict:
+        cands = [dict(rank=i + 1, **p.to_json()) for i, p in enumerate(self.candidates)]
         doc: dict = {"region": self.requirements.region,
-                     "candidates": [dict(rank=i + 1, **p.to_json()) for i, p in enumerate(self.candidates)],
+                     "candidates": cands,
                      "evaluated": len(self.candidates) + len(self.misses),
                      "feasible": len(self.candidates),
-                     "rejected": [m.to_json() for m in self.misses]}
+                     "rejected": [m.to_json() for m in self.misses],
+                     # one kind searched, the pool's service: its best is #1
+                     "best_by_kind": [{"kind": "share", "service": self.requirements.pool.service,  # type: ignore[union-attr]
+                                       "candidate": cands[0]}] if cands else [],
+                     "near_misses": [m.near_json() for m in self.misses],
+                     "unpriced": [_unpriced(self.requirements, p) for p in self.candidates if p.monthly_cost is None]}
         if not self.candidates:
             doc["nearest"] = doc["rejected"]
         return doc
+
+
+def _unpriced(req: Requirements, pool: "PoolPlan") -> dict:
+    """A pool without a price (``unpriced[]``): its level's price is missing. Every level is
+    a candidate of a pool plan, the unpriced ones ranked last; this says how to price one."""
+    from .cost import price_entry
+
+    level = pool.level.id
+    return {"config": pool.to_json()["config"], "missing": [level], "supply": [price_entry(req.catalog, level)]}
 
 
 def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "Plan | PoolResult | MachinePlan":
@@ -56,6 +67,10 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "P
         from .machine import plan_machine
 
         return plan_machine(req, top, tail)
+    from . import space
+    from .rank import rank
+    from .workload import Workload
+
     wl = Workload.of(req)
     batches: list[Batch] = []
     excluded: list[str] = []
@@ -88,21 +103,31 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
         from .requirements import VmRequire
 
         need = (req.require.vm or VmRequire()).model_copy(update={"arch": "x86_64"})
+        from .rank import Plan
+
         again = plan(replace(req, require=req.require.model_copy(update={"vm": need})), 1, tail)
         x86 = again.candidates[0] if isinstance(again, Plan) and again.candidates else None
     if x86 is None:
         alternative = "no x86_64 configuration meets the requirements"
     else:
-        cost = "unpriced" if x86.monthly_cost is None else f"${x86.monthly_cost:,.2f}/month"
+        from .labels import money
+
+        cost = "unpriced" if x86.monthly_cost is None else f"{money(x86.monthly_cost)}/month"
         alternative = f"the cheapest x86_64 answer is {x86.config.describe()} at {cost}{where}"
     note = (f"{ARM_NOTE}: {first.config.vm} is an Arm VM; software built only for x86_64 (SQL Server, Oracle "
             f"Database) does not run on it. {alternative[0].upper()}{alternative[1:]}. State require.vm.arch "
             "(x86_64 or arm64) to plan for one.")
-    first = replace(first, notes=(note, *first.notes))
-    return replace(result, candidates=(first, *result.candidates[1:]))
+    old, first = first, replace(first, notes=(note, *first.notes))
+    kinds = tuple(replace(k, candidate=first) if k.candidate is old else k for k in result.best_by_kind)
+    return replace(result, candidates=(first, *result.candidates[1:]), best_by_kind=kinds)
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
+    from . import space
+    from .disks import Clients, Streams, search_fixed
+    from .provisioned import search_provisioned
+    from .scaled import search_scaled
+
     vm_ids = space.vms(req)
     sku_ids = space.skus(req)
     cat = req.catalog
@@ -125,6 +150,8 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
 def _excluded(req: Requirements, clients: Clients, skus: list[DiskSku | ProvisionedDisk],
               batches: list[Batch]) -> list[str]:
     """Selected VM sizes and SKUs that no evaluated configuration uses, and why."""
+    from .disks import PREMIUM_TIERS
+
     used_vms = {g for b in batches for g in b.group.used()}
     used_skus = {f.split(" ")[0] for b in batches for f in b.families.used()}
     caching = [c for c in req.search.caching if c != "none"]

@@ -159,6 +159,19 @@ class Batch:
             np.maximum(out, u, out=out)
         return out
 
+    def ratio(self, limits: Limits) -> np.ndarray:
+        """How far each row is from passing, as a ratio (at most 1 when it passes): the
+        busiest resource over ``limits.max_utilization``, the capacity needed over what is
+        there, the latency over its bound, whichever is worst. Never NaN (an unknown figure
+        counts as infinitely far)."""
+        out = self.max_util(capacity=False) / limits.max_utilization
+        if "capacity" in self.util:
+            out = np.maximum(out, self.util["capacity"])
+        if limits.latency is not None:
+            # an unbounded latency comes from a resource over 100 %, which the ratio counts already
+            out = np.maximum(out, np.where(np.isfinite(self.latency), self.latency / limits.latency, 0.0))
+        return np.where(np.isnan(out), np.inf, out)
+
     def feasible(self, limits: Limits) -> np.ndarray:
         """Rows that keep ``limits``: every resource within the utilization allowed, and the latency bound."""
         return limits.ok(self.util, self.latency)

@@ -21,9 +21,8 @@ from dataclasses import dataclass, replace
 
 from typing import TYPE_CHECKING
 
-from ..network import Network
-
-if TYPE_CHECKING:  # the simulator loads only when a plan simulates
+if TYPE_CHECKING:  # the simulator and the network load only when a plan simulates
+    from ..network import Network
     from ..sim import Latency, Simulation
 
 __all__ = ["TailCheck", "TailOptions", "open_network", "check_tail", "simulate_open", "tail_of", "ios_for",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..plan.labels import config_label, kind_line, money, near_miss_line, other_line, unpriced_line
-from ..units import format_size
+from ..plan.labels import config_label, explanations
+from ..units import format_count, format_money, format_percent, format_size
 from . import figures
 from .formats import latency, value
 from .page import Section
@@ -20,10 +20,6 @@ def config_text(c: Mapping[str, Any]) -> str:
     return config_label(c)
 
 
-def _money(x: float | None) -> str:
-    return money(x)
-
-
 def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None) -> Section:
     sec = Section(title, "plan")
     if asked is not None:
@@ -34,7 +30,8 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
                ("required mean latency", latency(req.get("latency")) if req.get("latency") else None),
                ("capacity", format_size(req["capacity"]) if req.get("capacity") else None),
                ("clients", req.get("clients")), ("region", doc.get("region")),
-               ("searched", f"{doc.get('evaluated') or 0:,} configurations, {doc.get('feasible') or 0:,} feasible")])
+               ("searched", f"{format_count(doc.get('evaluated') or 0)} configurations, "
+                            f"{format_count(doc.get('feasible') or 0)} feasible")])
     cands = doc.get("candidates") or []
     if not cands:
         sec.para("No configuration meets the requirements.", "bad")
@@ -46,10 +43,11 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
         for c in cands:
             p = c.get("prediction") or {}
             b = p.get("bottleneck") or {}
-            body.append([c.get("rank"), _money(c.get("monthly_cost")), config_text(c.get("config") or {}),
+            body.append([c.get("rank"), format_money(c.get("monthly_cost")), config_text(c.get("config") or {}),
                          value("iops", p.get("iops")), latency(p.get("latency") if isinstance(p.get("latency"), (int, float))
                                                               else (p.get("latency") or {}).get("mean")),
-                         f"{c.get('headroom') or 0:.0%}", f"{b.get('kind') or ''} {b.get('utilization') or 0:.0%}"])
+                         format_percent(c.get('headroom') or 0),
+                         f"{b.get('kind') or ''} {format_percent(b.get('utilization') or 0)}"])
         sec.table(["#", "$/month", "configuration", "IOPS", "latency", "headroom", "binding"], body, left=0)
         priced = [c for c in cands if c.get("monthly_cost") is not None]
         if priced:
@@ -58,30 +56,15 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
                        "What each ranked candidate costs a month.")
         best = cands[0]
         sec.para(f"#1 {config_text(best['config'])} meets the requirements at the lowest cost, with "
-                 f"{best.get('headroom') or 0:.0%} headroom.", "good")
+                 f"{format_percent(best.get('headroom') or 0)} headroom.", "good")
     sec.heading("Why the others lost")
-    groups = [("", [f"#{c['rank']} {config_text(c.get('config') or {})}: {c['why']}" for c in cands[1:] if c.get("why")])]
-    if "near_misses" in doc:
-        groups.append(("Near misses, closest first (cheaper than #1, but short of a requirement)",
-                       [near_miss_line(m) for m in doc["near_misses"] or [] if m.get("config")]))
-    else:  # a plan saved before near misses were named
-        groups.append(("Cheaper, but failing", [f"{config_text(m['config'])} ({_money(m.get('monthly_cost'))}): "
-                                                + "; ".join(map(str, m.get("lacks") or []))
-                                                for m in doc.get("rejected") or [] if m.get("config")]))
-    kinds = [kind_line(k) for k in doc.get("best_by_kind") or [] if (k.get("candidate") or {}).get("config")]
-    groups.append(("The best of each kind searched", kinds if len(kinds) > 1 else []))
-    groups.append(("Other options", [other_line(m) for m in doc.get("others") or []
-                                     if m.get("config") and m.get("why") and m.get("monthly_cost") is not None]))
-    groups.append(("Feasible, but without a price (ranked after every priced one)",
-                   [unpriced_line(u, doc.get("region")) for u in doc.get("unpriced") or [] if u.get("config")]))
-    groups.append(("Not searched", [str(t) for t in doc.get("excluded") or []]))
-    if not any(lines for _, lines in groups):
+    groups = explanations(doc)
+    if not groups:
         sec.para("No other configuration was considered.", "note")
     for title, lines in groups:
-        if lines:
-            if title:
-                sec.para(title + ":")
-            sec.items(lines)
+        if title:
+            sec.para(title[0].upper() + title[1:] + ":")
+        sec.items(lines)
     return sec
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..units import format_percent
 from . import figures
 from .formats import latency, value
 from .page import Section
@@ -43,7 +44,7 @@ def prediction_section(doc: Mapping[str, Any], *, title: str, scenario_text: str
     res = [r for r in doc.get("resources") or [] if r.get("utilization") is not None]
     if res:
         sec.heading("Resources")
-        sec.table(["resource", "kind", "utilization"], [[r["resource"], r.get("kind"), f"{r['utilization']:.1%}"]
+        sec.table(["resource", "kind", "utilization"], [[r["resource"], r.get("kind"), format_percent(r['utilization'], 1)]
                                                         for r in res], left=2)
         sec.figure(figures.bars([r["resource"] for r in res], [r["utilization"] * 100 for r in res],
                                 title="utilization", xlabel="% busy", limit=100.0),

@@ -101,6 +101,9 @@ PLAN = {
     "rejected": [{"config": _CONFIG, "monthly_cost": NUM, "lacks": [ANY]}],
     "others": [{"config": _CONFIG, "monthly_cost": NUM, "lacks": [ANY]}],
     "excluded": [ANY],
+    "near_misses": [{"config!": _CONFIG, "monthly_cost": NUM, "shortfall": NUM, "lacks": [ANY], "facts": [ANY]}],
+    "best_by_kind": [{"candidate!": {"config!": _CONFIG, "monthly_cost": NUM}}],
+    "unpriced": [{"config!": _CONFIG, "missing": [ANY], "supply": [ANY]}],
 }
 
 _STATS = {s: NUM for s in ("p50", "p90", "p95", "p99", "max", "mean")}

@@ -44,30 +44,34 @@ function status(text) { $("status").textContent = text || ""; }
 // ------------------------------------------------------------------ numbers as iolab prints them
 
 const group = (x, digits) => x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-function fmtOps(x) { return x == null ? "–" : group(x, 0) + " IOPS"; }
-function fmtRate(x) {
-  if (x == null) return "–";
-  for (const [u, f] of [["GB/s", 1e9], ["MB/s", 1e6], ["kB/s", 1e3]]) if (x >= f) return group(x / f, x / f >= 100 ? 0 : 1) + " " + u;
-  return group(x, 0) + " B/s";
+// iolab.units' rules: four significant digits without trailing zeros, thousands separators,
+// the unit that reads best (the next one from 0.9995 of it on)
+function sig4(x) {
+  if (x === 0) return "0";
+  if (!isFinite(x)) return x > 0 ? "∞" : "-∞";
+  const t = group(x, Math.max(0, 3 - Math.floor(Math.log10(Math.abs(x)))));
+  return t.includes(".") ? t.replace(/0+$/, "").replace(/\.$/, "") : t;
 }
-function fmtRateBin(x) {
+function scaled(x, base, names) {
   if (x == null) return "–";
-  for (const [u, f] of [["GiB/s", 2 ** 30], ["MiB/s", 2 ** 20]]) if (x >= f) return group(x / f, x / f >= 100 ? 0 : 1) + " " + u;
-  return group(x, 0) + " B/s";
+  let i = 0;
+  while (i + 1 < names.length && Math.abs(x) >= base ** (i + 1) * 0.9995) i++;
+  return sig4(x / base ** i) + " " + names[i];
 }
-function fmtSize(x) {
-  if (x == null) return "–";
-  for (const [u, f] of [["TiB", 2 ** 40], ["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 1024]]) if (x >= f) return group(x / f, Number.isInteger(x / f) ? 0 : 1) + " " + u;
-  return x + " B";
-}
+function fmtOps(x) { return x == null ? "–" : (x >= 100 ? group(x, 0) : sig4(x)) + " IOPS"; }
+function fmtRate(x) { return scaled(x, 1000, ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"]); }
+function fmtRateBin(x) { return scaled(x, 1024, ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"]); }
+function fmtSize(x) { return scaled(x, 1024, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]); }
 function fmtDur(s) {
   if (s == null) return "–";
-  if (s >= 1) return group(s, 3) + " s";
-  if (s >= 1e-3) return group(s * 1e3, 3) + " ms";
-  return group(s * 1e6, 0) + " us";
+  if (s === 0) return "0 s";
+  for (const [u, f] of [["ns", 1e-9], ["us", 1e-6], ["ms", 1e-3]]) if (Math.abs(s) < f * 999.95) return sig4(s / f) + " " + u;
+  if (Math.abs(s) < 120) return sig4(s) + " s";
+  if (Math.abs(s) < 7200) return sig4(s / 60) + " m";
+  return sig4(s / 3600) + " h";
 }
 function fmtMoney(x) { return x == null ? "unpriced" : "$" + group(x, 2); }
-function pct(u) { return (100 * u).toFixed(1) + " %"; }
+function pct(u) { return (100 * u).toFixed(1) + "%"; }
 function esc(s) { return String(s == null ? "" : s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c])); }
 
 // ------------------------------------------------------------------ errors beside their field
@@ -379,6 +383,9 @@ function planLabel(c) {
   const head = c.clients > 1 ? `${c.clients} × ` : "";
   const disk = (d) => `${d.count} × ${d.sku}` + (d.performance_plus ? " performance plus" : "") +
     (d.size != null ? ` (${fmtSize(d.size)}, ${fmtOps(d.iops)}, ${fmtRate(d.bandwidth)})` : "") + (d.caching !== "none" ? `, cache ${d.caching}` : "");
+  if (Array.isArray(c.volumes))  // a pool plan's level: the pool and its volumes
+    return `${c.service} ${c.level} ${fmtSize(c.pool || 0)} pool (` + c.volumes.map((v) => `${v.name} ${fmtSize(v.size || 0)}`).join(", ") + ")";
+  if (c.service && c.size == null) return `${c.service} ${c.level}`;  // a level that could not hold the volumes
   let what;
   if (c.service) what = `${c.service} ${c.level}${c.large ? " large" : ""} ${fmtSize(c.size)} (${fmtRateBin(c.throughput)}${c.qos === "manual" ? " manual QoS" : ""}), ${c.protocol} ${c.protocol === "smb3" ? "channels" : "nconnect"} ${c.nconnect}`;
   else if (c.volumes) what = Object.entries(c.volumes).map(([n, v]) => `${n}: ` + v.disks.map(disk).join(" + ")).join("; ");
@@ -393,7 +400,10 @@ async function runPlan() {
   status("planning…");
   const t0 = performance.now();
   try {
-    const r = await call("POST", "/api/plan", { name: "requirements.yaml", region: $("p-region").value, top: $("p-top").value }, $("p-text").value);
+    // a pool plan lists every level and takes no --top, as the command refuses one there
+    const query = { name: "requirements.yaml", region: $("p-region").value };
+    if (!/^pool:/m.test($("p-text").value)) query.top = $("p-top").value;
+    const r = await call("POST", "/api/plan", query, $("p-text").value);
     renderPlan(r, performance.now() - t0);
     status("");
   } catch (e) {
@@ -412,8 +422,8 @@ function renderPlan(r, ms) {
     for (const c of cands) {
       const p = c.prediction || {}, b = p.bottleneck || {};
       out.push(`<tr data-rank="${c.rank}" data-cost="${c.monthly_cost}"><td class="n">${c.rank}</td><td class="n">${esc(fmtMoney(c.monthly_cost))}</td><td class="config">${esc(planLabel(c.config))}</td>` +
-        `<td class="n">${esc(fmtOps(p.iops))}</td><td class="n">${esc(fmtDur(p.latency && p.latency.mean))}</td><td class="n">${c.headroom == null ? "–" : Math.round(100 * c.headroom) + " %"}</td>` +
-        `<td>${esc(b.kind || "")} ${b.utilization == null ? "" : Math.round(100 * b.utilization) + " %"} <span class="dim">${esc(b.resource || "")}</span></td></tr>`);
+        `<td class="n">${esc(fmtOps(p.iops))}</td><td class="n">${esc(fmtDur(p.latency && p.latency.mean))}</td><td class="n">${c.headroom == null ? "–" : Math.round(100 * c.headroom) + "%"}</td>` +
+        `<td>${esc(b.kind || "")} ${b.utilization == null ? "" : Math.round(100 * b.utilization) + "%"} <span class="dim">${esc(b.resource || "")}</span></td></tr>`);
     }
     out.push("</tbody></table>");
     const first = cands[0];
@@ -422,15 +432,17 @@ function renderPlan(r, ms) {
       out.push(`<p id="p-bill"><strong>Monthly bill of #1:</strong> ${parts.map(([n, x]) => `${n} ${fmtMoney(x)}`).join(" + ")} = ${fmtMoney(first.bill.total)}</p>`);
     }
   } else out.push(`<p class="err">No configuration meets the requirements.</p>`);
-  if ((r.best_by_kind || []).length) {
-    out.push("<h3>Best of each kind</h3><ul class=\"reasons\">" + r.best_by_kind.map((k) => `<li>${esc(k.kind)}${k.service ? " (" + esc(k.service) + ")" : ""}: ${esc(planLabel(k.candidate.config))}, ${esc(fmtMoney(k.candidate.monthly_cost))}</li>`).join("") + "</ul>");
-  }
-  // the reasons, as the command groups them; long groups show their first few and a count
+  // the reasons, as the command and the report group them (every kind of plan carries
+  // near_misses, best_by_kind and unpriced); long groups show their first few and a count
+  const kinds = (r.best_by_kind || []).map((k) => `${k.service || k.kind}: ${k.candidate.rank ? "#" + k.candidate.rank + " " : ""}${planLabel(k.candidate.config)} (${fmtMoney(k.candidate.monthly_cost)}): ${k.candidate.why || "the answer"}`);
   const groups = [
-    ["Near misses, closest first", (r.near_misses || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}` + (m.shortfall ? ` — ${m.shortfall.toFixed(2)}× over` : ""))],
-    ["Cheaper, but failing", (r.rejected || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}): ${(m.lacks || []).join("; ")}`)],
-    ["Other options", (r.others || []).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)})` + ((m.lacks || []).length ? `: ${m.lacks.join("; ")}` : ""))],
-    ["Feasible, but without a price", (r.unpriced || []).map((m) => `${planLabel(m.config)}: no price for ${(m.missing || []).join(", ")}`)],
+    ["Runners-up", cands.slice(1).filter((c) => c.why).map((c) => `#${c.rank} ${planLabel(c.config)}: ${c.why}`)],
+    ["Near misses, closest first", (r.near_misses || []).map((m) => `${planLabel(m.config)} (` + (m.monthly_cost == null ? "" : `${fmtMoney(m.monthly_cost)}/month, `) +
+      (m.shortfall == null ? "no bound" : `${m.shortfall.toFixed(2)}× its limit`) + `): ${(m.lacks || []).join("; ")}` + ((m.facts || []).length ? ` (${m.facts.join("; ")})` : ""))],
+    ["The best of each kind searched", kinds.length > 1 ? kinds : []],
+    ["Other options", (r.others || []).filter((m) => m.why && m.monthly_cost != null).map((m) => `${planLabel(m.config)} (${fmtMoney(m.monthly_cost)}/month): ${m.why}`)],
+    ["Feasible, but without a price", (r.unpriced || []).map((m) => `${planLabel(m.config)}: no price in ${r.region} for ${(m.missing || []).join(", ")}` +
+      ((m.supply || []).length ? `; to rank it, give the price in a catalog file: ${m.supply.join("; ")}` : ""))],
     ["Not searched", r.excluded || []],
   ].filter(([, items]) => items.length);
   const FEW = 5;
