@@ -146,6 +146,9 @@ def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
                  str(outside), str(tmp_path), Path("examples"), 3, None],
         "str": ["iodepth=1,2,4", " padded ", "", "é", "-", b"bytes", 5, None],
         "bool": [True, False, None, "true", "no", "maybe", 1],
+        "int": ["1", "-3", "007", "+2", " 4", "1_000", "1.0", "x", "", "99999999999999999999", 5, True, 2.5, None],
+        # a value of any other kind goes to Typer's converter, built when a value is first given
+        "typer": ["1", "0.5", "payg", "reserved-3y", "x", "", 3, None],
     }
     direct, compared = set(), 0
     stack = [build(iolab.cli.app)]
@@ -167,7 +170,7 @@ def test_command_line_values_convert_exactly_as_typer_converts_them(tmp_path):
                 param._runtime_param = fast  # a refused value handed it to Typer's converter
                 assert got == _converted(real, value, param, ctx), (command.name, param.name, value)
                 compared += 1
-    assert direct == {"one path", "one str", "one bool", "list path", "list str"}
+    assert direct == {"one path", "one str", "one bool", "one int", "one typer", "list path", "list str", "list int"}
     assert compared > 300
 
 

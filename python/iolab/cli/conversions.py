@@ -4,17 +4,19 @@ where the conversion needs none.
 Typer converts every parameter's value through a pydantic ``TypeAdapter`` built on first
 use: a few milliseconds each, and pydantic itself for a command that does not otherwise use
 it. For the values whose conversion is plain (a string kept as given, a flag's ``True`` or
-``False``, a ``Path`` made from a string and checked by Typer's own path rules, a list of
-those) :func:`speed_up` gives each parameter a converter that does the same directly. Anything else, and any value the
+``False``, a whole number written in digits, a ``Path`` made from a string and checked by
+Typer's own path rules, a list of those, any of them optional) :func:`speed_up` gives each parameter a converter that does the same directly. Anything else, and any value the
 direct way refuses, goes to Typer's own converter, so values, errors and their messages
 are exactly Typer's. Typer releases without this machinery are left as they are.
 """
 
 from __future__ import annotations
 
+import re
+import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
 __all__ = ["speed_up", "direct"]
 
@@ -32,13 +34,30 @@ def _leaf(annotation: Any, info: Any) -> str | None:
         return None
     if annotation in (str, bool):
         return annotation.__name__
+    if annotation is int and info.min is None and info.max is None:  # a range is Typer's to check
+        return "int"
     if annotation is Path and routes_to_path(annotation, info) and info.path_type in (None, Path):
         return "path"
     return None
 
 
+def _given(annotation: Any) -> Any:
+    """``X`` for ``Optional[X]`` (a value not given is None before any conversion), else `annotation`."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = get_args(annotation)
+        rest = [a for a in args if a is not type(None)]
+        if len(args) == 2 and len(rest) == 1:
+            return rest[0]
+    return annotation
+
+
+#: a whole number as Typer's converter reads it too (anything else goes to that converter)
+_DIGITS = re.compile(r"[+-]?[0-9]+")
+
+
 def _plan(annotation: Any, info: Any) -> tuple[str, str] | None:
     """(``"one"`` or ``"list"``, leaf kind) for a parameter converted directly, else None."""
+    annotation = _given(annotation)
     if get_origin(annotation) is list:
         args = get_args(annotation)
         leaf = _leaf(args[0], info) if len(args) == 1 else None
@@ -59,8 +78,16 @@ if RuntimeParam is not None:
         leaf: str
 
         def _one(self, value: Any, param: Any, ctx: Any) -> Any:
+            if self.leaf == "typer":
+                raise _Refused
             if self.leaf == "bool" and type(value) is bool:
                 return value
+            if self.leaf == "int":
+                if type(value) is int:
+                    return value
+                if type(value) is str and _DIGITS.fullmatch(value):
+                    return int(value)
+                raise _Refused
             if type(value) is not str or self.leaf == "bool":
                 raise _Refused
             if self.leaf == "str":
@@ -89,7 +116,10 @@ def direct(param: Any) -> Any:
     descriptor = getattr(param, "type_descriptor", None)
     if RuntimeParam is None or descriptor is None or getattr(param, "_runtime_param", False) is not None:
         return param
-    plan = None if descriptor.file_annotation is not None else _plan(descriptor.annotation, descriptor.parameter_info)
+    if descriptor.file_annotation is not None:
+        return param
+    # any other value (a choice, a float) gets Typer's converter, built when a value is first given
+    plan = _plan(descriptor.annotation, descriptor.parameter_info) or ("one", "typer")
     if plan is not None:
         param._runtime_param = _Direct(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation,
                                        shape=plan[0], leaf=plan[1])
