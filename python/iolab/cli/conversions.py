@@ -34,7 +34,7 @@ def _leaf(annotation: Any, info: Any) -> str | None:
         return None
     if annotation in (str, bool):
         return annotation.__name__
-    if annotation is int and info.min is None and info.max is None:  # a range is Typer's to check
+    if annotation is int and not info.clamp:  # a value out of its range goes to Typer for its message
         return "int"
     if annotation is Path and routes_to_path(annotation, info) and info.path_type in (None, Path):
         return "path"
@@ -83,11 +83,12 @@ if RuntimeParam is not None:
             if self.leaf == "bool" and type(value) is bool:
                 return value
             if self.leaf == "int":
-                if type(value) is int:
-                    return value
                 if type(value) is str and _DIGITS.fullmatch(value):
-                    return int(value)
-                raise _Refused
+                    value = int(value)
+                low, high = self.parameter_info.min, self.parameter_info.max
+                if type(value) is not int or (low is not None and value < low) or (high is not None and value > high):
+                    raise _Refused
+                return value
             if type(value) is not str or self.leaf == "bool":
                 raise _Refused
             if self.leaf == "str":
