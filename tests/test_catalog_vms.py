@@ -265,3 +265,19 @@ def test_every_row_is_sourced_and_bursts_by_credit(vms):
     assert (fixed.uncached_bandwidth, fixed.burst_iops) == (12000 * MB, 260000)
     assert {"uncached_bandwidth", "burst_iops", "burst_bandwidth"} <= set(fixed.assumptions)
     assert vms["Standard_E8bds_v5"].notes.startswith("Remote-disk limits are the page's SCSI figures")
+
+
+def test_a_generator_checks_then_writes_its_files(tmp_path, capsys):
+    from tools.catalog.bundled import write_or_check
+
+    kept, stale = tmp_path / "kept.yaml", tmp_path / "stale.yaml"
+    kept.write_text("a: 1\n")
+    stale.write_text("b: 1\n")
+    files = {kept: "a: 1\n", stale: "b: 2\n", tmp_path / "new.yaml": "c: 3\n"}
+    assert write_or_check(files, True, "python -m tools.catalog.vms") == 1
+    err = capsys.readouterr().err
+    assert f"{stale}: differs from the sources; rerun python -m tools.catalog.vms" in err and "new.yaml" in err
+    assert "kept.yaml" not in err and stale.read_text() == "b: 1\n"  # a check writes nothing
+    assert write_or_check(files, False, "python -m tools.catalog.vms") == 0
+    assert all(p.read_text() == text for p, text in files.items())
+    assert write_or_check(files, True, "python -m tools.catalog.vms") == 0

@@ -34,6 +34,10 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if str(Path(__file__).resolve().parents[2]) not in sys.path:  # run as a script, not with -m
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools.catalog.bundled import write_or_check  # noqa: E402
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -313,13 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, SourceError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if args.check:
-        same = args.output.exists() and args.output.read_text(encoding="utf-8") == text
-        print(f"{args.output}: {'up to date' if same else 'differs from the sources'}")
-        return 0 if same else 1
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}")
-    return 0
+    return write_or_check({args.output: text}, args.check, "python -m tools.catalog.aws")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,10 @@ from pathlib import Path
 
 import yaml
 
+if str(Path(__file__).resolve().parents[2]) not in sys.path:  # run as a script, not with -m
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools.catalog.bundled import write_or_check  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ROOT / "tools" / "catalog" / "sources" / "gce"
 RULES = ROOT / "tools" / "catalog" / "gce_rules.yaml"
@@ -408,15 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     except SourceError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    stale = [p for p, text in files.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
-    if args.check:
-        for p in stale:
-            print(f"stale: {p.relative_to(ROOT)}", file=sys.stderr)
-        return 1 if stale else 0
-    for p, text in files.items():
-        p.write_text(text, encoding="utf-8")
-        print(f"wrote {p.relative_to(ROOT)}")
-    return 0
+    return write_or_check(files, args.check, "python -m tools.catalog.gce")
 
 
 if __name__ == "__main__":

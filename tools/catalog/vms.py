@@ -39,6 +39,10 @@ from typing import Any
 
 import yaml
 
+if str(Path(__file__).resolve().parents[2]) not in sys.path:  # run as a script, not with -m
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools.catalog.bundled import write_or_check  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ROOT / "tools" / "catalog" / "sources" / "vms"
 OVERRIDES = ROOT / "tools" / "catalog" / "vms_overrides.yaml"
@@ -463,14 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     except SourceError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    if args.check:
-        same = args.output.exists() and args.output.read_text(encoding="utf-8") == text
-        print(f"{args.output}: {'up to date' if same else 'differs from the sources; rerun python -m tools.catalog.vms'}")
-        return 0 if same else 1
-    args.output.write_bytes(text.encode("utf-8"))
-    count = sum(1 for line in text.splitlines() if line.startswith("  Standard_"))
-    print(f"wrote {args.output} ({count} sizes)")
-    return 0
+    return write_or_check({args.output: text}, args.check, "python -m tools.catalog.vms")
 
 
 if __name__ == "__main__":

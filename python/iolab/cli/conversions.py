@@ -4,10 +4,12 @@ where the conversion needs none.
 Typer converts every parameter's value through a pydantic ``TypeAdapter`` built on first
 use: a few milliseconds each, and pydantic itself for a command that does not otherwise use
 it. For the values whose conversion is plain (a string kept as given, a flag's ``True`` or
-``False``, a whole number written in digits, a ``Path`` made from a string and checked by
-Typer's own path rules, a list of those, any of them optional) :func:`speed_up` gives each parameter a converter that does the same directly. Anything else, and any value the
-direct way refuses, goes to Typer's own converter, so values, errors and their messages
-are exactly Typer's. Typer releases without this machinery are left as they are.
+``False``, a whole number written in digits within its option's range, a ``Path`` made from
+a string and checked by Typer's own path rules, a list of those, any of them optional)
+:func:`speed_up` gives each parameter a converter that does the same directly. Anything
+else, and any value the direct way refuses, goes to Typer's own converter, built when such
+a value is first given, so values, errors and their messages are exactly Typer's. Typer
+releases without this machinery are left as they are.
 """
 
 from __future__ import annotations
@@ -113,17 +115,15 @@ if RuntimeParam is not None:
 
 
 def direct(param: Any) -> Any:
-    """`param`, given a direct converter when its values take one."""
+    """`param`, given a direct converter (an open file's parameter keeps Typer's own)."""
     descriptor = getattr(param, "type_descriptor", None)
-    if RuntimeParam is None or descriptor is None or getattr(param, "_runtime_param", False) is not None:
-        return param
-    if descriptor.file_annotation is not None:
+    if (RuntimeParam is None or descriptor is None or descriptor.file_annotation is not None
+            or getattr(param, "_runtime_param", False) is not None):
         return param
     # any other value (a choice, a float) gets Typer's converter, built when a value is first given
-    plan = _plan(descriptor.annotation, descriptor.parameter_info) or ("one", "typer")
-    if plan is not None:
-        param._runtime_param = _Direct(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation,
-                                       shape=plan[0], leaf=plan[1])
+    shape, leaf = _plan(descriptor.annotation, descriptor.parameter_info) or ("one", "typer")
+    param._runtime_param = _Direct(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation,
+                                   shape=shape, leaf=leaf)
     return param
 
 
