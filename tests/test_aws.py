@@ -136,6 +136,10 @@ def test_a_scenario_aws_cannot_build_is_refused_naming_the_field(tmp_path, vm, d
     assert r.stderr.startswith("error: ") and all(w in r.stderr for w in words), r.stderr
 
 
+def plan(path: Path) -> dict:
+    return json_of("plan", path, "--region", "us-east-1")
+
+
 def test_oltp_plan_on_aws_worked_by_hand(tmp_path):
     """The README's OLTP requirement (16,000 IOPS of 8 KiB, 70 % reads, 5 ms, 2 TiB) on AWS.
 
