@@ -14,6 +14,7 @@ from .defaults import Defaults
 from .disk import DiskSku, ProvisionedDisk
 from .protocol import Protocol
 from .row import Row
+from .rows import clouds_of, of_cloud
 from .scaled import ScaledDisk
 from .service import ServiceLevel
 from .vm import Vm
@@ -120,14 +121,13 @@ class Catalog:
     def of_cloud(self, cloud: str) -> "Catalog":
         """This catalog with the VM sizes, disks and service levels of ``cloud`` alone
         (``azure``, ``gcp``, ``aws``); protocols and the defaults belong to every cloud."""
-        kept = {name: MappingProxyType({k: r for k, r in getattr(self, name).items() if r.cloud == cloud})
-                for name in ("vms", "disks", "provisioned", "services", "scaled")}
+        kept = {name: of_cloud(getattr(self, name), cloud) for name in ("vms", "disks", "provisioned", "services", "scaled")}
         return dataclasses.replace(self, **kept, cloud=cloud)
 
     def clouds(self) -> list[str]:
         """The clouds that rows of this catalog belong to, in the order of :data:`CLOUD_NAMES`."""
-        found = {r.cloud for name in ("vms", "disks", "provisioned", "services", "scaled")
-                 for r in getattr(self, name).values()}
+        found = {c for name in ("vms", "disks", "provisioned", "services", "scaled")
+                 for c in clouds_of(getattr(self, name)).values()}
         return [c for c in CLOUD_NAMES if c in found]
 
     def section(self, name: str) -> Mapping[str, Row]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import pickle
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -38,6 +38,7 @@ from ..schema import load_yaml, name_text, parse_yaml, validate
 from .catalog import SECTIONS, Catalog
 from .defaults import Defaults
 from .row import PRICE_FIELDS, Row, Sourced
+from .rows import LazyRows, clouds_of
 
 __all__ = ["load_catalog", "bundled_catalog", "TOP_LEVEL"]
 
@@ -114,48 +115,31 @@ def _bundled_state() -> tuple[bytes, Catalog]:
     state = cache.load("catalog", key)
     if _valid_state(state):
         draft, sections, defaults, own = state
-        return draft, Catalog(**{s: MappingProxyType(_Pickled(rows)) for s, rows in sections.items()},
+        return draft, Catalog(**{s: _unpickled(rows, clouds) for s, (rows, clouds) in sections.items()},
                               defaults=defaults, own_prices=own)
     draft = _Draft()
     for name, data in files:
         _merge_file(draft, parse_yaml(data, file=name), name)
     rows = pickle.dumps(draft, protocol=pickle.HIGHEST_PROTOCOL)
     catalog = _build(draft)
-    sections = {s: {ident: pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL)
-                    for ident, row in getattr(catalog, s).items()} for s in SECTIONS}
+    sections = {s: ({ident: pickle.dumps(row, protocol=pickle.HIGHEST_PROTOCOL)
+                     for ident, row in getattr(catalog, s).items()}, dict(clouds_of(getattr(catalog, s))))
+                for s in SECTIONS}
     cache.store("catalog", key, (rows, sections, catalog.defaults, catalog.own_prices))
     return rows, catalog
 
 
-class _Pickled(Mapping):
+def _unpickled(pickled: dict[str, bytes], clouds: dict[str, str | None]) -> LazyRows:
     """A section's rows kept pickled until one is looked up, so that a command pays for the
     rows it reads, not for the size of the catalog."""
-
-    def __init__(self, pickled: dict[str, bytes]) -> None:
-        self._pickled = pickled
-        self._rows: dict[str, Any] = {}
-
-    def __getitem__(self, ident: str) -> Any:
-        try:
-            return self._rows[ident]
-        except KeyError:
-            row = self._rows[ident] = pickle.loads(self._pickled[ident])
-            return row
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._pickled)
-
-    def __len__(self) -> int:
-        return len(self._pickled)
-
-    def __contains__(self, ident: object) -> bool:
-        return ident in self._pickled
+    return LazyRows(lambda ident: pickle.loads(pickled[ident]), clouds)
 
 
 def _valid_state(state: object) -> bool:
     return (isinstance(state, tuple) and len(state) == 4 and isinstance(state[0], bytes)
             and isinstance(state[1], dict) and set(state[1]) == set(SECTIONS) and isinstance(state[2], Defaults)
-            and all(isinstance(rows, dict) and all(isinstance(v, bytes) for v in rows.values())
+            and all(isinstance(rows, tuple) and len(rows) == 2 and isinstance(rows[0], dict)
+                    and all(isinstance(v, bytes) for v in rows[0].values()) and rows[0].keys() == rows[1].keys()
                     for rows in state[1].values()))
 
 

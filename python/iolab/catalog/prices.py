@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .cloud import region_cloud
 from .row import HOURS_PER_MONTH, PRICE_FIELDS
+from .rows import LazyRows, clouds_of
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -220,31 +221,67 @@ def _rates(table: PriceTable, ident: str, region: str) -> dict[str, float]:
 def in_region(catalog: "Catalog", region: str) -> "Catalog":
     """``catalog`` with every price taken from ``region``; see :meth:`Catalog.in_region`.
     A VM whose file gives no ``rates_per_hour`` takes the region's rates from the table
-    (``rates_per_hour.MODEL`` rows); rates that a file gives are kept whole."""
+    (``rates_per_hour.MODEL`` rows); rates that a file gives are kept whole. Each row is
+    priced when first looked up (:class:`~iolab.catalog.rows.LazyRows`), and so is its
+    :attr:`~iolab.catalog.Catalog.price_status`."""
     table = price_table()
     name = table.region(region)
     status: dict[tuple[str, str, str], PriceStatus] = {}
-    sections: dict[str, Any] = {}
-    for section, fields in PRICE_FIELDS.items():
-        rows = {}
-        for ident, row in getattr(catalog, section).items():
-            update: dict[str, float | None] = {}
-            for fld in fields:
-                if not _has_price(row, fld):
-                    continue
-                if (section, ident, fld) in catalog.own_prices:
-                    status[(section, ident, fld)] = "own"
-                    continue
-                table_field, factor = _TABLE_FIELD.get((section, fld), (fld, 1.0))
-                price, found = table.lookup(section, ident, table_field, name)
-                update[fld] = None if price is None else price.value * factor
-                status[(section, ident, fld)] = found
-            if section == "vms" and ident in table.rated and row.rates_per_hour is None \
-                    and (rates := _rates(table, ident, name)):
-                update["rates_per_hour"] = rates  # type: ignore[assignment]
-            if update:
-                assumed = tuple(a for a in row.assumptions if a not in update)
-                row = row.model_copy(update={**update, "assumptions": assumed})
-            rows[ident] = row
-        sections[section] = MappingProxyType(rows)
-    return dataclasses.replace(catalog, **sections, region=name, price_status=MappingProxyType(status))
+    sections = {section: LazyRows(functools.partial(_priced, table, name, catalog, section, status),
+                                  clouds_of(getattr(catalog, section)))
+                for section in PRICE_FIELDS}
+    return dataclasses.replace(catalog, **sections, region=name, price_status=_Statuses(status, sections))
+
+
+def _priced(table: PriceTable, region: str, catalog: "Catalog", section: str,
+            status: dict[tuple[str, str, str], PriceStatus], ident: str) -> Any:
+    """The row ``ident`` of ``section`` with its prices in ``region``; its statuses go to `status`."""
+    row = getattr(catalog, section)[ident]
+    update: dict[str, Any] = {}
+    for fld in PRICE_FIELDS[section]:
+        if not _has_price(row, fld):
+            continue
+        if (section, ident, fld) in catalog.own_prices:
+            status[(section, ident, fld)] = "own"
+            continue
+        table_field, factor = _TABLE_FIELD.get((section, fld), (fld, 1.0))
+        price, found = table.lookup(section, ident, table_field, region)
+        update[fld] = None if price is None else price.value * factor
+        status[(section, ident, fld)] = found
+    if section == "vms" and ident in table.rated and row.rates_per_hour is None \
+            and (rates := _rates(table, ident, region)):
+        update["rates_per_hour"] = rates
+    if update:
+        assumed = tuple(a for a in row.assumptions if a not in update)
+        row = row.model_copy(update={**update, "assumptions": assumed})
+    return row
+
+
+class _Statuses(Mapping):
+    """How each price of a catalog priced by :func:`in_region` was set, by (section, id,
+    field); looking one up prices its row."""
+
+    def __init__(self, status: dict[tuple[str, str, str], PriceStatus], sections: Mapping[str, LazyRows]) -> None:
+        self._status = status
+        self._sections = sections
+
+    def __getitem__(self, key: tuple[str, str, str]) -> PriceStatus:
+        rows = self._sections.get(key[0]) if isinstance(key, tuple) and len(key) == 3 else None
+        if rows is not None and key[1] in rows:
+            rows[key[1]]  # noqa: B018 (pricing the row records its statuses)
+        return self._status[key]
+
+    def _all(self) -> dict[tuple[str, str, str], PriceStatus]:
+        for rows in self._sections.values():
+            for ident in rows:
+                rows[ident]  # noqa: B018
+        return self._status
+
+    def __iter__(self):
+        return iter(dict(self._all()))
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return dict, (dict(self._all()),)

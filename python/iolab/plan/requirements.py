@@ -39,6 +39,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from ..catalog import Catalog, load_catalog
 from ..catalog.cloud import DEFAULT_CLOUD, Part, cloud, one_cloud, region_cloud, region_in
+from ..catalog.rows import clouds_of
 from ..errors import SchemaError
 from ..scenario import ScenarioJob, parse_jobs
 from ..schema import (FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, load_yaml,
@@ -485,13 +486,15 @@ def _cloud(search: Search | None, catalog: Catalog, file: str, pool: PoolRequest
         parts += [Part("pool.service", pool.service, "service", r.cloud)
                   for r in list(catalog.services.values()) if r.service == pool.service][:1]
     if search is not None:
-        lists = (("vms", search.vms, catalog.vms, "VM size"),
-                 ("skus", search.skus, {**catalog.disks, **catalog.provisioned, **catalog.scaled}, "disk"),
-                 ("services", search.services, {r.service: r for r in catalog.services.values()}, "service"),
-                 ("levels", search.levels, {r.id: r for r in catalog.services.values()}, "service level"))
-        for key, patterns, rows, what in lists:
+        # each id with its cloud, reading no row of the (lazily made) VM and disk sections
+        lists = (("vms", search.vms, clouds_of(catalog.vms), "VM size"),
+                 ("skus", search.skus, {**clouds_of(catalog.disks), **clouds_of(catalog.provisioned),
+                                        **clouds_of(catalog.scaled)}, "disk"),
+                 ("services", search.services, {r.service: r.cloud for r in catalog.services.values()}, "service"),
+                 ("levels", search.levels, {r.id: r.cloud for r in catalog.services.values()}, "service level"))
+        for key, patterns, clouds, what in lists:
             for i, pattern in enumerate(patterns or ()):
-                hits = {r.cloud for k, r in rows.items() if fnmatch.fnmatchcase(k.casefold(), str(pattern).casefold())}
+                hits = {c for k, c in clouds.items() if fnmatch.fnmatchcase(k.casefold(), str(pattern).casefold())}
                 if len(hits) == 1:
                     parts.append(Part(f"search.{key}[{i}]", str(pattern), what, hits.pop()))
     found = one_cloud(parts, file=file, kind="requirements file")
