@@ -179,31 +179,7 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     clients = Clients.of(req.workloads[0], vm_ids, Streams.of(parts[0].wl).sizes)
     vm_limit = min(p.limits.max_utilization for p in parts)
     per = max(2, int(MAX_COMBINATIONS ** (1 / len(parts))))
-    found_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # (cost, busiest, vm, grid)
-    failing: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # vm -> (cost, shortfall, grid)
-    alone_fail: dict[int, list[tuple[int, int]]] = {}
-    evaluated = 0
-    for v in range(len(vm_ids)):
-        lists = []
-        for w, p in enumerate(parts):
-            mine = np.nonzero(p.vm == v)[0]
-            good = mine[p.ok[mine]]
-            if not len(good):
-                if len(mine):
-                    alone_fail.setdefault(v, []).append((w, int(_closest(p, mine))))
-                lists.append(good)
-                continue
-            lists.append(_kept(p, good, per))
-        if any(not len(x) for x in lists):
-            continue
-        grid = np.array(np.meshgrid(*lists, indexing="ij")).reshape(len(parts), -1)   # (W, C)
-        evaluated += grid.shape[1]
-        ok, busiest, shortfall, _ = _combined(parts, grid, vm_limit, int(clients.max_disks[v]))
-        cost = clients.price[v] + sum(p.disk_cost[grid[w]] for w, p in enumerate(parts))
-        if ok.any():
-            found_parts.append((cost[ok], busiest[ok], np.full(int(ok.sum()), v), grid[:, ok]))
-        if not ok.all():
-            failing[v] = (cost[~ok], shortfall[~ok], grid[:, ~ok])
+    found_parts, failing, alone_fail, evaluated = _layouts(parts, clients, len(vm_ids), vm_limit, per)
     found = _Found(found_parts, len(parts))
     bounded = any(p.req.require and p.req.require.percentiles for p in parts)
     tail = (tail or TailOptions()) if bounded else None
@@ -358,27 +334,101 @@ def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list, 
                  cat(lambda b: b.ratio(limits)))
 
 
-def _kept(p: _Part, rows: np.ndarray, most: int) -> np.ndarray:
-    """Of ``rows`` (one VM, one workload, feasible alone): for each VM-cap load and disk
-    count, those no cheaper row beats on latency; then at most ``most``, cheapest first.
+def _layouts(parts: list[_Part], clients, vms: int, vm_limit: float, per: int):
+    """Every VM's layouts, all VMs at once: for each workload the rows :func:`_kept` keeps on
+    the VM, combined in every way (the workloads' rows in lexicographic order, as
+    ``np.meshgrid(..., indexing="ij")`` lists them), each combination checked together.
 
-    Read in order (cost, then latency), a row is kept when its latency is below that of
-    every earlier row with the same key (:attr:`_Part.key`): the rows that set a new low
-    within their key, found for all rows at once."""
+    Returns the feasible combinations as (cost, busiest, vm, grid) pieces, the failing ones
+    by VM (cost, shortfall, grid; VMs in ascending order), the VMs where a workload fails
+    alone (VM → [(workload, its closest row)], ascending) and how many were evaluated. The
+    columns are made a bounded number at a time (:data:`_CHUNK`)."""
+    kept, alone = [], []
+    for w, p in enumerate(parts):
+        mine = np.nonzero((p.vm >= 0) & (p.vm < vms))[0]
+        good = mine[p.ok[mine]]
+        kept.append(_kept(p, good, per))
+        has_rows = np.bincount(p.vm[mine], minlength=vms) > 0
+        has_good = np.bincount(p.vm[good], minlength=vms) > 0
+        for v, row in _closest(p, mine[~has_good[p.vm[mine]]]):
+            if has_rows[v]:
+                alone.append((v, w, row))
+    alone_fail: dict[int, list[tuple[int, int]]] = {}
+    for v, w, row in sorted(alone):
+        alone_fail.setdefault(v, []).append((w, row))
+    counts = np.array([np.bincount(parts[w].vm[k], minlength=vms) for w, k in enumerate(kept)])  # (W, V)
+    combos = np.prod(counts, axis=0)
+    chosen = np.nonzero(combos > 0)[0]
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    failing: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    evaluated = 0
+    while len(chosen):
+        take = max(1, int(np.searchsorted(np.cumsum(combos[chosen]), _CHUNK, side="right")))
+        chunk, chosen = chosen[:take], chosen[take:]
+        grid, vm = _product(parts, kept, counts, chunk, vms)
+        evaluated += grid.shape[1]
+        ok, busiest, shortfall, _ = _combined(parts, grid, vm_limit, clients.max_disks[vm].astype(int))
+        cost = clients.price[vm] + sum(p.disk_cost[grid[w]] for w, p in enumerate(parts))
+        if ok.any():
+            found.append((cost[ok], busiest[ok], vm[ok], grid[:, ok]))
+        bad = np.nonzero(~ok)[0]
+        if len(bad):
+            firsts, starts = np.unique(vm[bad], return_index=True)
+            for v, piece in zip(firsts.tolist(), np.split(bad, starts[1:])):
+                failing[v] = (cost[piece], shortfall[piece], grid[:, piece])
+    return found, failing, alone_fail, evaluated
+
+
+_CHUNK = 1 << 18
+"""Combinations checked at a time by :func:`_layouts` (at least one VM's): bounds memory."""
+
+
+def _product(parts: list[_Part], kept: list[np.ndarray], counts: np.ndarray, chunk: np.ndarray, vms: int):
+    """The combinations of the VMs in ``chunk`` (ascending): each workload's kept rows on the
+    same VM, joined one workload at a time; returns the grid (W, C) and each column's VM."""
+    inside = np.zeros(vms, dtype=bool)
+    inside[chunk] = True
+    lists = [k[inside[parts[w].vm[k]]] for w, k in enumerate(kept)]   # sorted by VM, in kept order
+    columns = [lists[0]]
+    vm = parts[0].vm[lists[0]]
+    for w in range(1, len(parts)):
+        start = np.concatenate(([0], np.cumsum(counts[w][chunk])))      # where each VM's rows begin in lists[w]
+        first = np.zeros(vms, dtype=np.int64)
+        first[chunk] = start[:-1]
+        reps = counts[w][vm]
+        columns = [np.repeat(c, reps) for c in columns]
+        offset = np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps)
+        columns.append(lists[w][np.repeat(first[vm], reps) + offset])
+        vm = np.repeat(vm, reps)
+    return np.array(columns, dtype=int).reshape(len(parts), -1), vm.astype(int)
+
+
+def _kept(p: _Part, rows: np.ndarray, most: int) -> np.ndarray:
+    """Of ``rows`` (feasible alone, on any VMs): on each VM, for each VM-cap load and disk
+    count, those no cheaper row beats on latency; then at most ``most`` per VM, cheapest
+    first. Sorted by VM, then cheapest first.
+
+    Read in order (VM, cost, then latency), a row is kept when its latency is below that of
+    every earlier row of its VM with the same key (:attr:`_Part.key`): the rows that set a new
+    low within their VM and key, found for all rows at once."""
     cost = np.where(np.isnan(p.disk_cost[rows]), np.inf, p.disk_cost[rows])
-    order = rows[np.lexsort((p.base[rows], cost))]
+    order = rows[np.lexsort((p.base[rows], cost, p.vm[rows]))]
     if not len(order):
         return order.astype(int)
-    group, rank = p.key[order], p.base_rank[order]
+    group = p.vm[order].astype(np.int64) * (int(p.key.max()) + 1) + p.key[order]
+    rank = p.base_rank[order]
     n = len(order)
-    by = np.lexsort((np.arange(n), group))                 # by key, then in reading order
-    # each key's ranks shifted below every earlier key's: one running minimum restarts at each key
+    by = np.lexsort((np.arange(n), group))                 # by VM and key, then in reading order
+    # each group's ranks shifted below every earlier group's: one running minimum restarts at each
     shifted = rank[by].astype(np.int64) - group[by] * (len(p.base) + 1)
     before = np.concatenate(([np.iinfo(np.int64).max], np.minimum.accumulate(shifted)[:-1]))
     new_low = np.zeros(n, dtype=bool)
     new_low[by] = shifted < before
     new_low &= p.base[order] < math.inf                    # an unbounded latency is never a new low
-    return order[np.nonzero(new_low)[0][:most]].astype(int)
+    found = order[np.nonzero(new_low)[0]]
+    vm = p.vm[found]
+    place = np.arange(len(found)) - np.searchsorted(vm, vm)   # position within its VM
+    return found[place < most].astype(int)
 
 
 def _rounded(values: np.ndarray, digits: int) -> np.ndarray:
@@ -408,11 +458,13 @@ def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: 
     return ok, busiest, shortfall, latencies
 
 
-def _closest(p: _Part, rows: np.ndarray) -> int:
-    """Of ``rows`` (failing alone), the one that came closest to passing (the smallest
-    ratio), the cheaper on ties."""
+def _closest(p: _Part, rows: np.ndarray) -> list[tuple[int, int]]:
+    """Of ``rows`` (failing alone), on each VM the one that came closest to passing (the
+    smallest ratio), the cheaper on ties, the first on further ties: (VM, row) pairs."""
     cost = np.where(np.isnan(p.disk_cost[rows]), np.inf, p.disk_cost[rows])
-    return int(rows[np.lexsort((cost, p.ratio[rows]))[0]])
+    order = rows[np.lexsort((cost, p.ratio[rows], p.vm[rows]))]
+    vm, first = np.unique(p.vm[order], return_index=True)
+    return [(int(v), int(r)) for v, r in zip(vm, order[first])]
 
 
 def _config(parts: list[_Part], vm: str, rows: tuple[int, ...], clients: int) -> Config:
