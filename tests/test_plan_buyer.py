@@ -223,3 +223,37 @@ def test_a_malformed_savings_plan_names_the_item(iolab, tmp_path):
         "savingsPlan": [{"retailPrice": "0.37", "term": "3 Years"}]}]}))
     r = iolab(f"catalog import-prices {page}")
     assert r.code == 2 and f"{page}: Items[0].savingsPlan[0].retailPrice: expected a price" in r.err
+
+
+def test_several_workloads_on_an_arm_vm_get_the_note_in_every_rendering(iolab, tmp_path):
+    # The SQL example's #1 is Standard_D16pls_v5 (Arm); SQL Server does not run there. The note
+    # names the cheapest x86_64 answer: the first x86_64 candidate of the full plan, and with
+    # --top 1 (none shown) the same answer planned again with require.vm.arch x86_64.
+    from iolab.catalog import load_catalog
+
+    arch = {k: v.arch for k, v in load_catalog().vms.items()}
+    path = str(EXAMPLES / "sql-workloads-requirements.yaml")
+    whole = iolab("plan", path, "--json")
+    assert whole.code == 0, whole.err
+    cands = whole.json()["candidates"]
+    assert arch[cands[0]["config"]["vm"]] == "arm64"
+    x86 = next(c for c in cands if arch[c["config"]["vm"]] == "x86_64")
+    from iolab.plan.labels import config_label
+
+    named = f"The cheapest x86_64 answer is {config_label(x86['config'])} at ${x86['monthly_cost']:,.2f}/month"
+    [note] = cands[0]["notes"]
+    assert note.startswith("Arm (arm64): Standard_D16pls_v5 is an Arm VM; software built only for x86_64")
+    assert f"{named} (#{x86['rank']})" in note
+    alone = iolab("plan", path, "--json", "--top", "1")
+    assert alone.code == 0, alone.err
+    [again] = alone.json()["candidates"][0]["notes"]
+    assert f"{named}." in again and "(#" not in again
+    text = iolab("plan", path)
+    assert text.code == 0, text.err
+    assert f"note: {note}" in text.out
+    report = tmp_path / "plan.html"
+    r = iolab("report", "plan", path, "-o", str(report))
+    assert r.code == 0, r.err
+    import html
+
+    assert f"Note: {note}" in html.unescape(report.read_text())

@@ -164,7 +164,18 @@ def test_the_plan_form_ranks_the_cli_first(served, page, iolab, tmp_path):
     assert first["config"]["vm"] in row.inner_text()
     assert page.locator("#p-table tbody tr").count() == len(cli.json()["candidates"])
     assert f"{first['bill']['total']:,.2f}" in page.inner_text("#p-bill")
+    # #1's notes (an Arm VM's, with the cheapest x86_64 answer) as the command gives them
+    assert [n.inner_text() for n in page.locator(".p-note").all()] == [f"Note: {n}" for n in first.get("notes", [])]
     screenshot(page, "plan")
+    # an uploaded file whose #1 is an Arm VM: the note, with the cheapest x86_64 answer, as the command's
+    oltp = EXAMPLES / "oltp-requirements.yaml"
+    arm = iolab("plan", str(oltp), "--json", "--top", "3").json()["candidates"][0]
+    assert arm["config"]["arch"] == "arm64" and arm["notes"]
+    page.set_input_files("#p-file", str(oltp))
+    page.wait_for_function("document.getElementById('p-text').value.includes('An OLTP database')")
+    page.click("#p-go")
+    page.locator(".p-note").first.wait_for()
+    assert [n.inner_text() for n in page.locator(".p-note").all()] == [f"Note: {n}" for n in arm["notes"]]
     page.fill("#p-iops", "many")
     page.click("#p-go")
     page.locator('#pf [data-err="require.iops"]').wait_for(state="visible")

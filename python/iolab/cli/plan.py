@@ -299,6 +299,8 @@ def _print_machine(p, file: Path) -> None:
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")
     _performance_plus(first.config)
+    for note in first.notes:
+        _say(f"[dim]note: {note}[/]")
     _explain(p)
 
 

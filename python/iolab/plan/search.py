@@ -66,7 +66,7 @@ def plan(req: Requirements, top: int = 5, tail: TailOptions | None = None) -> "P
     if req.workloads:
         from .machine import plan_machine
 
-        return plan_machine(req, top, tail)
+        return _arm_notice(req, plan_machine(req, top, tail), tail)
     from . import space
     from .rank import rank
     from .workload import Workload
@@ -87,11 +87,11 @@ ARM_NOTE = "Arm (arm64)"
 """How the note that the cheapest answer is an Arm VM begins (the CLI prints it in bold)."""
 
 
-def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Plan:
+def _arm_notice(req: Requirements, result: "Plan | MachinePlan", tail: TailOptions | None) -> "Plan | MachinePlan":
     """``result`` with a note on #1 when it runs on an Arm VM and the requirements do not
     state ``require.vm.arch``: software built only for x86_64 does not run there, so the
     note names the cheapest x86_64 answer (planned again with ``arch: x86_64`` when none of
-    the candidates shown is x86_64)."""
+    the candidates shown is x86_64). The same for one workload and for several on one VM."""
     if not result.candidates or any(v.arch for v in req.vm_requires()):
         return result
     first = result.candidates[0]
@@ -99,14 +99,9 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
         return result
     x86 = next((c for c in result.candidates if c.config.vm and req.catalog.vms[c.config.vm].arch == "x86_64"), None)
     where = f" (#{x86.rank})" if x86 is not None else ""
-    if x86 is None and req.require is not None:
-        from .requirements import VmRequire
-
-        need = (req.require.vm or VmRequire()).model_copy(update={"arch": "x86_64"})
-        from .rank import Plan
-
-        again = plan(replace(req, require=req.require.model_copy(update={"vm": need})), 1, tail)
-        x86 = again.candidates[0] if isinstance(again, Plan) and again.candidates else None
+    if x86 is None and (req.workloads[0] if req.workloads else req).require is not None:
+        again = plan(_on_x86(req), 1, tail)
+        x86 = again.candidates[0] if not isinstance(again, PoolResult) and again.candidates else None
     if x86 is None:
         alternative = "no x86_64 configuration meets the requirements"
     else:
@@ -120,6 +115,21 @@ def _arm_notice(req: Requirements, result: Plan, tail: TailOptions | None) -> Pl
     old, first = first, replace(first, notes=(note, *first.notes))
     kinds = tuple(replace(k, candidate=first) if k.candidate is old else k for k in result.best_by_kind)
     return replace(result, candidates=(first, *result.candidates[1:]), best_by_kind=kinds)
+
+
+def _on_x86(req: Requirements) -> Requirements:
+    """``req`` with ``require.vm.arch: x86_64`` (on its first workload when it has several)."""
+    from .requirements import VmRequire
+
+    def x86(part: Requirements) -> Requirements:
+        need = part.require
+        assert need is not None
+        vm = (need.vm or VmRequire()).model_copy(update={"arch": "x86_64"})
+        return replace(part, require=need.model_copy(update={"vm": vm}))
+
+    if req.workloads:
+        return replace(req, workloads=(x86(req.workloads[0]), *req.workloads[1:]))
+    return x86(req)
 
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:

@@ -57,6 +57,8 @@ def plan_section(doc: Mapping[str, Any], *, title: str, asked: str | None = None
         best = cands[0]
         sec.para(f"#1 {config_text(best['config'])} meets the requirements at the lowest cost, with "
                  f"{format_percent(best.get('headroom') or 0)} headroom.", "good")
+        for note in best.get("notes") or []:
+            sec.para(f"Note: {note}", "note")
     sec.heading("Why the others lost")
     groups = explanations(doc)
     if not groups:

@@ -431,6 +431,7 @@ function renderPlan(r, ms) {
       const parts = [["VM", first.bill.vm], ["disks", first.bill.disks], ["shares and pools", first.bill.shares], ["provisioned IOPS and throughput", first.bill.provisioned]].filter(([, x]) => x > 0.005);
       out.push(`<p id="p-bill"><strong>Monthly bill of #1:</strong> ${parts.map(([n, x]) => `${n} ${fmtMoney(x)}`).join(" + ")} = ${fmtMoney(first.bill.total)}</p>`);
     }
+    for (const note of first.notes || []) out.push(`<p class="note p-note">Note: ${esc(note)}</p>`);
   } else out.push(`<p class="err">No configuration meets the requirements.</p>`);
   // the reasons, as the command and the report group them (every kind of plan carries
   // near_misses, best_by_kind and unpriced); long groups show their first few and a count
