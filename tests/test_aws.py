@@ -238,6 +238,43 @@ def test_a_sequential_scan_plan_picks_st1_worked_by_hand():
         assert other.monthly_cost > best["monthly_cost"]
 
 
+LOG = """version: 1
+jobs: [{rw: write, bs: 16k, iodepth: 8, ioengine: libaio, direct: 1}]
+require: {bandwidth: 100MB/s, capacity: 200GiB}
+search: {kind: disks, vms: [m6i.2xlarge], skus: [%s], caching: [none]}
+"""
+
+
+def test_a_sequential_log_plan_provisions_io2_for_merged_ios_as_predict_counts_them(tmp_path):
+    """A database log: 100 MB/s of 16 KiB sequential writes on 200 GiB, one io2 volume.
+
+    EBS merges physically sequential IOs up to 256 KiB, so the volume counts 100 MB/s ÷
+    262,144 B = 381.5 IOPS, not 6,104; io2's throughput is its IOPS × 256 KiB. At most 80 %
+    busy: IOPS ≥ 381.47 / 0.8 = 476.8 → 477 (125.04 MB/s). By hand (us-east-1): m6i.2xlarge
+    0.384 $/h × 730 = $280.32, 200 GiB × $0.125 = $25.00, 477 IOPS × $0.065 = $31.01:
+    $336.33. Counted unmerged it would need 7,630 IOPS ($495.95). predict of the same
+    volume finds the disk as busy as the plan said."""
+    path = tmp_path / "log.yaml"
+    path.write_text(LOG % "io2")
+    best = plan(path)["candidates"][0]
+    (group,) = best["config"]["disks"]
+    assert (group["sku"], group["count"], group["iops"]) == ("io2", 1, 477)
+    assert group["bandwidth"] == pytest.approx(477 * 256 * 1024, rel=1e-6)
+    assert best["monthly_cost"] == pytest.approx(280.32 + 25.00 + 477 * 0.065, abs=0.01)
+    util = best["prediction"]["bottleneck"]
+    assert util["kind"] == "disk" and util["utilization"] == pytest.approx(100e6 / (477 * 262144), abs=0.001)
+    scenario_path = tmp_path / "log-scenario.yaml"
+    scenario_path.write_text(scenario("m6i.2xlarge", "{sku: io2, size: 200GiB, iops: 477}",
+                                      "rw: write, bs: 16k, iodepth: 8, rate: 100000000"))
+    figures = json_of("predict", scenario_path)
+    disk = next(r for r in figures["resources"] if r["kind"] == "disk")
+    assert disk["utilization"] == pytest.approx(util["utilization"], abs=0.002)
+    # gp3: one volume's free 3,000 IOPS count the merged IOs (381 IOPS), its 125 MiB/s carry 76 %
+    path.write_text((LOG % "gp3").replace("search: {", "search: {max_disks: 1, "))
+    (gp3,) = plan(path)["candidates"][0]["config"]["disks"]
+    assert (gp3["sku"], gp3["count"], gp3["iops"]) == ("gp3", 1, 3000)
+
+
 def simulate(path: Path, *args: str) -> dict:
     return json_of("simulate", path, *args)
 

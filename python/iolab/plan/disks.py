@@ -29,7 +29,7 @@ import numpy as np
 
 from ..analytic import residence
 from ..catalog import DiskSku, ProvisionedDisk, Vm
-from ..compile.disks import touched
+from ..compile.disks import EBS_TIERS, SEQUENTIAL, touched
 from ..network import Cap
 from ..units import format_size
 from .config import Config, DiskChoice
@@ -267,6 +267,17 @@ def stack_rows(clients: Clients, skus: list[DiskSku] | list[ProvisionedDisk], ca
     f = np.repeat(np.arange(len(fam_caching)), per_family)
     v = np.repeat(np.tile(np.arange(vms), len(fam_caching)), counts)
     return Rows(fam_sku, fam_caching, f, np.repeat(fam_sku, per_family), v, n)
+
+
+def counted_ops(req: Requirements, st: "Streams", part: np.ndarray, unit: np.ndarray, tiers: list[str]) -> np.ndarray:
+    """IOs a volume counts per member visit (rows, streams), as the compiler
+    (:mod:`iolab.compile.disks`) counts them: an IO part of up to ``unit`` bytes is one, a
+    larger one splits; on a volume that merges physically sequential IOs (Amazon EBS: the
+    rows' disk ``tiers``) a sequential job's smaller parts merge up to the unit, so each
+    carries ``part / unit`` of a counted IO."""
+    merges = np.array([t in EBS_TIERS for t in tiers], dtype=bool)[:, None]
+    sequential = np.array([req.jobs[j].fio.rw in SEQUENTIAL for j in st.job.tolist()], dtype=bool)[None, :]
+    return np.where(merges & sequential & (part < unit), part / unit, np.maximum(1.0, np.ceil(part / unit)))
 
 
 def stripe_tables(sizes: list[int], stripe: int, max_n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,7 @@ from ..catalog import ProvisionedDisk
 from ..units import GiB
 from .config import Config, DiskChoice
 from .cost import MBPS, provisioned_prices
-from .disks import IO_UNIT, Clients, Rows, Streams, by_class, disk_facts, stack_rows, stripe_tables, striped_open
+from .disks import IO_UNIT, Clients, Rows, Streams, by_class, counted_ops, disk_facts, stack_rows, stripe_tables, striped_open
 from .requirements import Requirements
 from .table import TOLERANCE, Batch, Labels, Limits
 from .workload import Workload
@@ -63,7 +63,7 @@ class _Solver:
         self.m = members[rows_n - 1][:, st.size_index]                  # (rows, streams)
         self.part = part[rows_n - 1][:, st.size_index].astype(float)
         unit = _column(skus, rows_s, lambda k: k.io_unit or IO_UNIT)[:, None]
-        self.ops = np.maximum(1.0, np.ceil(self.part / unit))
+        self.ops = counted_ops(req, st, self.part, unit, [skus[k].tier for k in rows_s.tolist()])
         self.d_u = cl.d_uncached[rows_v][:, st.size_index]
         self.lat = np.where(st.read, _column(skus, rows_s, lambda k: k.read_latency)[:, None],
                             _column(skus, rows_s, lambda k: k.write_latency)[:, None])

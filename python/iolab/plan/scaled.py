@@ -22,10 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..catalog import ScaledDisk
-from ..compile.disks import SEQUENTIAL
 from ..units import GiB
 from .config import Config, DiskChoice
-from .disks import Clients, Streams, by_class, disk_facts, stack_rows, stripe_tables, striped_open
+from .disks import Clients, Streams, by_class, counted_ops, disk_facts, stack_rows, stripe_tables, striped_open
 from .requirements import Requirements
 from .table import Batch, Labels, Limits
 from .workload import Workload
@@ -86,10 +85,7 @@ class _Model:
         self.m = members[n - 1][:, st.size_index]                      # (rows, streams)
         self.part = part[n - 1][:, st.size_index].astype(float)
         unit = np.array([float(k.io_unit) for k in skus])[s][:, None]
-        sequential = np.array([req.jobs[j].fio.rw in SEQUENTIAL for j in st.job.tolist()], dtype=bool)
-        # counted IOs per member visit: merged up to the IO unit when sequential, split above it
-        self.ops = np.where(sequential & (self.part < unit), self.part / unit,
-                            np.maximum(1.0, np.ceil(self.part / unit)))
+        self.ops = counted_ops(req, st, self.part, unit, [skus[k].tier for k in s.tolist()])
         self.d_u = cl.d_uncached[v][:, st.size_index]
         read = np.array([k.read_latency for k in skus])[s][:, None]
         write = np.array([k.write_latency for k in skus])[s][:, None]
