@@ -59,3 +59,24 @@ def test_the_same_figure_reads_alike_in_predict_plan_report_and_results(iolab, t
     page = tmp_path / "plan.html"
     assert iolab("report", "plan", str(req), "-o", str(page)).code == 0
     assert ">19,777<" in html.unescape(page.read_text())
+
+
+def test_share_throughput_limits_read_in_the_unit_that_states_them_exactly(iolab, tmp_path):
+    # Azure NetApp Files publishes one regular volume's ceiling as 4,500 MiB/s; a manual-QoS
+    # volume asking 5,000 MiB/s is refused in that unit, never as 4.395 GiB/s; a pool's budget
+    # (16 TiB of Ultra at 128 MiB/s per TiB) is 2 GiB/s exactly; the volume asks 3,000 MiB/s
+    from iolab.units import format_limit
+
+    assert format_limit(4500 * MiB) == "4,500 MiB/s" and format_limit(128 * MiB) == "128 MiB/s"
+    assert format_limit(4608 * MiB) == "4.5 GiB/s" and format_limit(1.5 * MiB) == "1.5 MiB/s"  # NetApp Volumes' 4.5 GiB/s
+    assert format_limit(1000.123 * MiB) == "1,000 MiB/s"
+    text = (EXAMPLES / "oracle-anf-knfs.yaml").read_text()
+    for extra, words in (("    pool: 40TiB\n    throughput: 5000MiB/s\n",
+                          "volumes.oradata.throughput: one anf-ultra volume is capped at 4,500 MiB/s; 5,000 MiB/s asked"),
+                         ("    pool: 16TiB\n    throughput: 3000MiB/s\n",
+                          "volumes.oradata.throughput: a 16 TiB anf-ultra pool has 2 GiB/s to assign; the volume "
+                          "asks 3,000 MiB/s")):
+        path = tmp_path / "qos.yaml"
+        path.write_text(text.replace("    nconnect: 1\n", "    nconnect: 1\n" + extra))
+        r = iolab("predict", str(path))
+        assert r.code == 2 and words in r.err and "4.395" not in r.err, r.err

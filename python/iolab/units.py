@@ -34,6 +34,7 @@ __all__ = [
     "format_capacity",
     "format_block",
     "format_rate",
+    "format_limit",
     "format_ops",
     "format_duration",
     "format_count",
@@ -186,6 +187,18 @@ def format_rate(bps: float, *, binary: bool = False) -> str:
     names = ["B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"] if binary else ["B/s", "KB/s", "MB/s", "GB/s", "TB/s"]
     v, unit = _scaled(float(bps), 1024 if binary else 1000, names)
     return f"{_fmt(v)} {unit}"
+
+
+def format_limit(bps: float) -> str:
+    """Print a published throughput limit in the binary unit that states it exactly, as the
+    file-share services publish theirs: ``4,500 MiB/s`` (Azure NetApp Files; not 4.395 GiB/s),
+    ``4.5 GiB/s`` (NetApp Volumes), ``128 MiB/s``; to two decimals at most, else as
+    :func:`format_rate` prints it."""
+    for scale, unit in ((1024**3, "GiB/s"), (1024**2, "MiB/s")):
+        x = float(bps) / scale
+        if x >= 1 and abs(x * 100 - round(x * 100)) < 1e-6:
+            return f"{x:,.2f}".rstrip("0").rstrip(".") + f" {unit}"
+    return format_rate(bps, binary=True)
 
 
 def format_ops(ops: float) -> str:

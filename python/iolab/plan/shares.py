@@ -35,7 +35,7 @@ from ..scenario import ShareVolume
 from ..network import LoadLaw
 from ..compile.vm import RECEIVE_PER_EGRESS
 from ..network import Cap
-from ..units import GiB, MiB, TiB, format_rate
+from ..units import GiB, MiB, TiB, format_limit, format_rate
 from .config import Config, ShareChoice
 from .cost import billed_capacity, share_price, vm_price
 from .requirements import NCONNECT, Requirements
@@ -345,7 +345,7 @@ class _Family:
             if int(shown[i]) >= knob.hi:
                 iops = f" and {level.max_iops:,.0f} IOPS" if level.iops_per_gib and level.max_iops else ""
                 text = (f"one {level.id}{' large' if large else ''} volume is capped at "
-                        f"{format_rate(level.ceiling(large=large), binary=True)}{iops}")
+                        f"{format_limit(level.ceiling(large=large))}{iops}")
                 out += [("service", text), ("capacity", text)]
             if proto_id == "nfs4.1" and self.slots:
                 out.append(("session", f"NFSv4.1 has one session of {self.slots} slots per client, "

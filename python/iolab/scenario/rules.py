@@ -13,7 +13,7 @@ from ..articles import a
 from ..catalog import Catalog, DiskSku, ProvisionedDisk, ScaledDisk
 from ..catalog.cloud import Part, one_cloud
 from ..errors import InputError, RuleViolation, SchemaError, UnknownIdError
-from ..units import TiB, format_rate, format_size
+from ..units import TiB, format_limit, format_size
 from .models import DiskVolume, Scenario, ShareVolume, check_outstanding
 
 __all__ = ["check_rules", "cloud_parts", "resolve_disk"]
@@ -180,7 +180,7 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
         for name, value, low, high, fmt in (
                 ("iops", vol.iops, level.min_iops, level.max_iops, lambda v: f"{v:,.0f} IOPS"),
                 ("throughput", vol.throughput, level.volume_min_throughput, level.max_throughput,
-                 lambda v: format_rate(v, binary=True))):
+                 format_limit)):
             if value is not None and (low is not None and value < low or high is not None and value > high):
                 raise RuleViolation("provisioned", f"a {level.id} share is provisioned with {_span(low, high, fmt)}; "
                                     f"{fmt(value)} asked", file=f, field=f"{field}.{name}")
@@ -193,18 +193,18 @@ def _check_share(s: Scenario, name: str, vol: ShareVolume) -> None:
             vmax = level.large_max_throughput
         if vmax is not None and vol.throughput > vmax * (1 + 1e-9):
             raise RuleViolation("volume-max-throughput", f"one {level.id} volume is capped at "
-                                f"{format_rate(vmax, binary=True)}; {format_rate(vol.throughput, binary=True)} "
+                                f"{format_limit(vmax)}; {format_limit(vol.throughput)} "
                                 "asked", file=f, field=f"{field}.throughput")
         vmin = level.volume_min_throughput
         if vmin is not None and vol.throughput < vmin:
             raise RuleViolation("volume-min-throughput", f"a manual-QoS volume gets at least "
-                                f"{format_rate(vmin, binary=True)}", file=f, field=f"{field}.throughput")
+                                f"{format_limit(vmin)}", file=f, field=f"{field}.throughput")
         if vol.pool is not None:
             budget = level.pool_budget(vol.pool)
             if vol.throughput > budget * (1 + 1e-9):
                 raise RuleViolation("pool-budget", f"{a(format_size(vol.pool))} {level.id} pool has "
-                                    f"{format_rate(budget, binary=True)} to assign; the volume asks "
-                                    f"{format_rate(vol.throughput, binary=True)}", file=f,
+                                    f"{format_limit(budget)} to assign; the volume asks "
+                                    f"{format_limit(vol.throughput)}", file=f,
                                     field=f"{field}.throughput")
     proto = cat.protocol(vol.protocol)
     if vol.nconnect is not None and vol.nconnect > proto.max_nconnect:
