@@ -113,3 +113,20 @@ def test_unknown_section_is_a_usage_error(iolab):
     r = iolab("catalog list vm")
     assert r.code == 2
     assert "vms" in r.err
+
+
+def test_list_match_keeps_the_rows_a_glob_names_any_case(iolab):
+    # The Ebsv5 series page lists E2 to E96 and E112i: the pattern names them and nothing else,
+    # in any case; two patterns add up; one that names nothing exits 2 with the nearest ids.
+    r = iolab("catalog", "list", "vms", "--match", "standard_e*BS_V5", "--json")
+    assert r.code == 0, r.err
+    assert [row["id"] for row in r.json()] == [f"Standard_E{n}bs_v5" for n in
+                                               ("2", "4", "8", "16", "32", "48", "64", "96", "112i")]
+    r = iolab("catalog", "list", "disks", "--match", "P3?", "--match", "gp[23]", "--json")
+    assert r.code == 0, r.err
+    assert sorted(row["id"] for row in r.json()) == ["P30", "gp2", "gp3"]
+    r = iolab("catalog", "list", "vms", "--match", "m6i.*")
+    assert r.code == 0 and "m6i.large" in r.out and "Standard_" not in r.out, r.err
+    r = iolab("catalog", "list", "vms", "--match", "Standard_Q*")
+    assert r.code == 2 and r.out == ""
+    assert r.err.startswith("error: --match: no vms row matches 'Standard_Q*'; nearest: "), r.err

@@ -25,8 +25,9 @@ from .common import CATALOG_OPTION, JSON_OPTION, console, print_json
 from .pricing import PRICING_OPTION, PricingModel
 
 REGION_OPTION = typer.Option(
-    None, "--region", help="Region whose prices to show: an Azure region (armRegionName: eastus, westeurope, ...) "
-    "or a Google Cloud one (us-central1, ...); default: each cloud's default region (eastus, us-central1).",
+    None, "--region", help="Region whose prices to show: an Azure region (armRegionName: eastus, westeurope, ...), "
+    "a Google Cloud one (us-central1, ...) or an AWS one (us-east-1); default: each cloud's default region "
+    "(eastus, us-central1, us-east-1).",
     metavar="NAME",
 )
 
@@ -64,17 +65,22 @@ def list_(
     json_: bool = JSON_OPTION,
     catalog: Optional[list[Path]] = CATALOG_OPTION,
     region: Optional[str] = REGION_OPTION,
-    cloud: Optional[str] = typer.Option(None, "--cloud", help="List the rows of this cloud alone: azure, gcp.",
+    cloud: Optional[str] = typer.Option(None, "--cloud", help="List the rows of this cloud alone: azure, gcp, aws.",
                                         metavar="CLOUD"),
     pricing: Optional[PricingModel] = PRICING_OPTION,
+    match: Optional[list[str]] = typer.Option(None, "--match", metavar="GLOB", help="List only the rows whose id "
+                                              "matches this pattern, any case (repeatable): 'Standard_D*s_v5', "
+                                              "'n2-standard-*', 'm6i.*', 'P3?'."),
 ) -> None:
     """List catalog entries as tables (or, with --json, as a list of objects with id and kind)."""
-    from .catalog_view import _rows, _tables, by_cloud, entry_json
+    from .catalog_view import _rows, _tables, by_cloud, entry_json, matching
     from .pairing import refuse_given
 
     if section == Section.protocols:
         refuse_given(ctx, REGION_APPLIES, "--region", "--cloud", "--pricing")
     cats = [_priced(c, pricing) for c in by_cloud(catalog, region, cloud)]
+    if match:
+        cats = matching(cats, match, [s.value for s in ([section] if section else list(Section))])
     sections = [section] if section else list(Section)
     listed = [(s, cat) for s in sections for cat in (cats[:1] if s == Section.protocols else cats)]
     if json_:

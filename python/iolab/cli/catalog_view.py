@@ -3,6 +3,8 @@ catalog command runs, so that starting iolab does not load the catalog."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -398,6 +400,32 @@ def by_cloud(files: Optional[list[Path]], region: str | None, cloud_name: str | 
         return [cat.in_region(name).of_cloud(c.name)]
     names = [cloud(cloud_name).name] if cloud_name is not None else cat.clouds() or ["azure"]
     return [cat.in_region(cloud(n).default_region).of_cloud(n) for n in names]
+
+
+def matching(cats: list[Catalog], patterns: list[str], sections: list[str]) -> list[Catalog]:
+    """``cats`` with only the rows whose id matches one of ``patterns`` (globs, any case),
+    reading no other row; an :class:`~iolab.errors.InputError` (exit 2) naming ``--match``
+    and the nearest ids for a pattern that matches no row of ``sections``."""
+    import fnmatch
+
+    from ..catalog.rows import LazyRows, clouds_of
+    from ..errors import InputError, nearest
+
+    folded = [p.casefold() for p in patterns]
+
+    def kept(rows):
+        ids = {k: c for k, c in clouds_of(rows).items() if any(fnmatch.fnmatchcase(k.casefold(), p) for p in folded)}
+        return LazyRows(rows.__getitem__, ids)
+
+    names = ["vms", "disks", "provisioned", "services", "scaled", "protocols"]
+    every = [k for cat in cats for s in sections for name in (["disks", "provisioned", "scaled"] if s == "disks" else [s])
+             for k in getattr(cat, name)]
+    for p, f in zip(patterns, folded):
+        if not any(fnmatch.fnmatchcase(k.casefold(), f) for k in every):
+            hint = nearest(p.replace("*", "").replace("?", ""), every)
+            raise InputError(f"no {' or '.join(sections)} row matches {p!r}" + (f"; nearest: {', '.join(hint)}" if hint
+                                                                                 else ""), field="--match")
+    return [dataclasses.replace(cat, **{n: kept(getattr(cat, n)) for n in names}) for cat in cats]
 
 
 def priced_entry(files: Optional[list[Path]], ident: str, region: str | None) -> tuple[Sourced, Catalog]:
