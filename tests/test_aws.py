@@ -49,7 +49,7 @@ def test_instance_baseline_binds_below_its_volume(tmp_path):
     # takes 10,000: the instance binds at 6,000 sustained, the volume at 10,000 in the burst.
     out = predict((ROOT / "examples" / "aws-baseline-binds.yaml").read_text(), tmp_path)
     assert out["iops"] == pytest.approx(6000, rel=REL)
-    assert out["bottleneck"]["resource"] == "m6i.xlarge uncached"
+    assert out["bottleneck"]["resource"] == "m6i.xlarge EBS limit"
     assert out["burst"]["iops"] == pytest.approx(10000, rel=REL)
 
 
@@ -315,3 +315,19 @@ def test_catalog_lists_aws_rows_only_with_cloud_aws():
     assert (m6i["uncached_iops"], m6i["uncached_bandwidth"]) == (12000, 312.5e6)
     assert (m6i["burst_iops"], m6i["burst_bandwidth"], m6i["burst_kind"]) == (40000, 1250e6, "credit")
     assert m6i["price_per_month"] == pytest.approx(0.384 * 730)
+
+
+def test_each_cloud_names_a_vms_disk_cap_in_its_own_words(tmp_path):
+    # Azure's "uncached" cap is an EC2 instance's EBS-optimized limit and a Compute Engine
+    # machine's limit per disk type: the bottleneck sentence and a plan's reasons say so.
+    out = iolab("predict", ROOT / "examples" / "aws-baseline-binds.yaml")
+    assert "Bottleneck: The instance's EBS limit caps it: m6i.xlarge EBS limit is 100.0% busy." in out.stdout
+    out = iolab("predict", ROOT / "examples" / "gce-pd-ssd.yaml")
+    assert "Bottleneck: The machine's disk limit caps it: n2-standard-8 pd-ssd limit is 100.0% busy." in out.stdout
+    path = tmp_path / "ds13.yaml"
+    path.write_text(scenario("Standard_DS13", "{sku: P30, count: 8}", "rw: randread, bs: 8k, iodepth: 256"))
+    out = iolab("predict", path)
+    assert "Bottleneck: The VM's uncached limit caps it: Standard_DS13 uncached is" in out.stdout, out.stderr
+    misses = plan(ROOT / "examples" / "aws-oltp-requirements.yaml")["near_misses"]
+    reasons = " ".join(r for m in misses for r in m["lacks"])
+    assert "the instance's EBS limit would be" in reasons and "uncached" not in reasons

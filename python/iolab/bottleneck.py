@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .prediction import Prediction
     from .sim import Simulation
 
-__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "rate_bound", "rate_words", "explain", "reach_text",
+__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "vm_words", "rate_bound", "rate_words", "explain", "reach_text",
            "think_words"]
 
 #: why a bottleneck was chosen: a cap at least 90 % busy, a full slot limit, fio's rate
@@ -107,7 +107,18 @@ class Bottleneck:
                         "time; the rest wait at the client.")
             return (f"{_cap(words)} it: {self.resource} has {self.utilization:.1f}× "
                     "as many IOs wanting in as it has slots; the rest wait at the client.")
-        return f"{_cap(KIND_WORDS.get(self.kind, self.kind))} it: {self.resource} is {format_percent(self.utilization, 1)} busy."
+        words = vm_words(self.resource) + " caps" if self.kind == "vm" else KIND_WORDS.get(self.kind, self.kind)
+        return f"{_cap(words)} it: {self.resource} is {format_percent(self.utilization, 1)} busy."
+
+
+def vm_words(resource: str) -> str:
+    """How a VM's cap on its disks reads, by its label: Azure's uncached limit, an EC2
+    instance's EBS limit, a Compute Engine machine's limit per disk type."""
+    if resource.endswith(" EBS limit"):
+        return "the instance's EBS limit"
+    if resource.endswith(" limit"):
+        return "the machine's disk limit"
+    return "the VM's uncached limit"
 
 
 def _cap(text: str) -> str:

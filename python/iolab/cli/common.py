@@ -19,6 +19,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.highlighter import NullHighlighter
+from rich.text import Text
 
 from ..errors import IolabError
 from ..outputs import json_ready
@@ -40,10 +41,23 @@ def _plain(c: Console) -> Console:
     return c
 
 
+class _Console(Console):
+    """Rich's console, except that where it does not write to a terminal (a pipe, a file)
+    text is never hard-wrapped: each sentence, reason and note stays whole on one line, so
+    that grep finds what it looks for. Tables keep their layout (their cells fold within the
+    width)."""
+
+    def print(self, *objects: Any, **options: Any) -> None:  # noqa: A003 - Rich's name
+        if options.get("soft_wrap") is None and not self.is_terminal and objects \
+                and all(isinstance(o, (str, Text)) for o in objects):
+            options["soft_wrap"] = True
+        super().print(*objects, **options)
+
+
 # emoji=False: text is printed as given (a file named "a:fire:b.yaml" keeps its name), and
 # Rich's emoji table is neither loaded nor searched for every string printed.
-console = _plain(Console(width=_width(), emoji=False))
-err_console = _plain(Console(stderr=True, emoji=False))
+console = _plain(_Console(width=_width(), emoji=False))
+err_console = _plain(_Console(stderr=True, emoji=False))
 
 JSON_OPTION = typer.Option(False, "--json", help="Print one JSON document on stdout, nothing else there.")
 CATALOG_OPTION = typer.Option(

@@ -144,7 +144,7 @@ def _say(x, markup: bool = True) -> None:
 
 def _print(p: Plan, file: Path) -> None:
     from ..plan.labels import near_miss_line
-    from ..plan.table import WORDS
+    from ..plan.table import words
 
     req, wl = p.requirements, p.workload
     need = req.require
@@ -194,7 +194,7 @@ def _print(p: Plan, file: Path) -> None:
     keep = (f"The workload must keep about {format_count(inflight)} IOs in flight." if math.isfinite(inflight) else
             "At exactly its limit the queue has no bound: require a latency to keep a margin.")
     _say(f"[bold]#1[/] {first.config.describe()} carries the load with {format_percent(first.headroom)} headroom; "
-         f"the first limit it meets is {WORDS.get(b.kind, b.kind)} ({b.label}, {format_percent(b.utilization)} "
+         f"the first limit it meets is {words(b.kind, req.catalog.cloud)} ({b.label}, {format_percent(b.utilization)} "
          f"busy). {keep}")
     if first.bill is not None:
         _say(f"Monthly bill of #1: {_bill(first.bill)}")

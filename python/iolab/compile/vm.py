@@ -63,6 +63,11 @@ def _limit(s: Scenario, vm: Vm | None, field: str) -> float | None:
     return getattr(vm, field, None) if vm is not None else None
 
 
+VM_CAP_NAMES = {"aws": "EBS limit"}
+"""What a VM's cap on all its disks is called where its cloud does not say "uncached" (an
+EC2 instance's EBS-optimized limit); Azure's is the VM's uncached cap."""
+
+
 def client_vm(b: Builder, s: Scenario, client: int) -> ClientVm:
     vm = s.catalog.vm(s.clients.vm) if s.clients.vm else None
     name = vm.id if vm else "client"
@@ -79,7 +84,8 @@ def client_vm(b: Builder, s: Scenario, client: int) -> ClientVm:
                 credit_ops=(bi - ui) * BURST_SECONDS if bi and ui and bi > ui else None,
                 credit_bytes=(bb - ub) * BURST_SECONDS if bb and ub and bb > ub else None,
             )
-        uncached = b.cap(f"{p}{name} uncached", "vm", Cap(ui, ub, IO_UNIT, burst))
+        uncached = b.cap(f"{p}{name} {VM_CAP_NAMES.get(vm.cloud if vm else '', 'uncached')}", "vm",
+                         Cap(ui, ub, IO_UNIT, burst))
     ci, cb = _limit(s, vm, "cached_iops"), _limit(s, vm, "cached_bandwidth")
     if ci or cb:
         cached = b.cap(f"{p}{name} cached", "vm-cache", Cap(ci, cb, IO_UNIT))

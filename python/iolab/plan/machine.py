@@ -37,7 +37,7 @@ from .provisioned import search_provisioned
 from .scaled import search_scaled
 from .rank import Candidate, KindBest, Miss, Unpriced, failing_kinds, lacks, over_margin
 from .requirements import Requirements
-from .table import TOLERANCE, WORDS, Batch, Limits
+from .table import TOLERANCE, Batch, Limits, words
 from .tail import TailCheck, TailOptions, ios_for, simulate_open, tail_of
 from .workload import Workload
 
@@ -553,7 +553,7 @@ def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: 
             if sum(loads) > vm_limit * (1 + TOLERANCE):
                 split = ", ".join(f"{p.req.name} {u:.0%}" for p, u in zip(parts, loads))
                 busy, most = over_margin(sum(loads), vm_limit)
-                text.append(f"{WORDS[k]} would be {busy} busy ({split}), over the {most} allowed")
+                text.append(f"{words(k, req.catalog.cloud)} would be {busy} busy ({split}), over the {most} allowed")
         disks = sum(int(p.count[i]) for p, i in zip(parts, rows))
         if disks > clients.max_disks[v]:
             text.append(f"the volumes need {disks} data disks; {vm_ids[v]} takes at most {clients.max_disks[v]}")

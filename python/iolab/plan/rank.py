@@ -28,7 +28,7 @@ from .cost import Bill, bill, price_entry, unpriced
 from .labels import dearer, money
 from .prediction import LoadPrediction, predict_at_load
 from .requirements import Requirements
-from .table import WORDS, Batch, Limits
+from .table import Batch, Limits, words
 from .tail import TailCheck, TailOptions, check_tail, job_rates
 from .workload import Workload
 
@@ -584,6 +584,7 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
     (``require.max_utilization``), the capacity, the latency."""
     limits = Limits.of(req)
     out = []
+    cloud = req.catalog.cloud
     need = req.require.capacity if req.require else None
     cap_u = float(b.util["capacity"][r]) if "capacity" in b.util else 0.0
     if need and limits.over("capacity", cap_u):
@@ -596,19 +597,19 @@ def lacks(req: Requirements, wl: Workload, b: Batch, r: int) -> list[str]:
         if math.isfinite(u):
             busy, most = over_margin(u, limits.max_utilization)
             allowed = f", over the {most} allowed" if margin and u <= 1 + 1e-9 else ""
-            out.append(f"{WORDS.get(k, k)} would be {busy} busy at {format_ops(wl.rate)}{allowed}")
+            out.append(f"{words(k, cloud)} would be {busy} busy at {format_ops(wl.rate)}{allowed}")
             continue
         # Slots fill without bound when a cap on their path is exactly saturated.
         top_u, top_k = max(finite, default=(0.0, ""))
-        cause = f" ({WORDS.get(top_k, top_k)} is {top_u:.0%} busy)" if top_k else ""
-        out.append(f"{WORDS.get(k, k)} would fill without bound at {format_ops(wl.rate)}{cause}")
+        cause = f" ({words(top_k, cloud)} is {top_u:.0%} busy)" if top_k else ""
+        out.append(f"{words(k, cloud)} would fill without bound at {format_ops(wl.rate)}{cause}")
     limit = limits.latency
     lat = float(b.latency[r])
     if limit is not None and not over and not limits.ok({}, b.latency[r:r + 1]).all():
         kind, u = b.binding(r)
         shown = format_duration(lat) if math.isfinite(lat) else "unbounded"
         out.append(f"mean latency {shown} over the required {format_duration(limit)} "
-                   f"({WORDS.get(kind, kind)} at {u:.0%})")
+                   f"({words(kind, cloud)} at {u:.0%})")
     return out or ["fails"]
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .config import Config
 
-__all__ = ["Batch", "Labels", "Limits", "WORDS", "TOLERANCE"]
+__all__ = ["Batch", "Labels", "Limits", "WORDS", "words", "TOLERANCE"]
 
 TOLERANCE = 1e-9
 """A utilization up to its limit × (1 + TOLERANCE) counts as within it."""
@@ -76,6 +76,16 @@ WORDS = {
     "capacity": "capacity",
 }
 """How a resource kind reads in an explanation."""
+
+VM_WORDS = {"aws": "the instance's EBS limit", "gcp": "the machine's disk limit"}
+"""How a VM's cap on its disks reads where its cloud does not call it uncached."""
+
+
+def words(kind: str, cloud: str | None = None) -> str:
+    """How resource ``kind`` reads in an explanation of a plan in ``cloud``."""
+    if kind == "vm" and cloud in VM_WORDS:
+        return VM_WORDS[cloud]
+    return WORDS.get(kind, kind)
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ function fillLevels() {
 }
 function vmFacts() {
   const v = choices.vms.find((x) => x.id === $("w-vm").value);
-  $("w-vm-facts").textContent = v ? `${v.vcpus} vCPU, ${fmtSize(v.memory)}` + (v.uncached_iops ? `, uncached ${fmtOps(v.uncached_iops)}, ${fmtRate(v.uncached_bandwidth)}` : "") +
+  $("w-vm-facts").textContent = v ? `${v.vcpus} vCPU, ${fmtSize(v.memory)}` + (v.uncached_iops ? `, ${v.cloud === "aws" ? "EBS" : "uncached"} ${fmtOps(v.uncached_iops)}, ${fmtRate(v.uncached_bandwidth)}` : "") +
     (v.price_per_month != null ? `, ${fmtMoney(v.price_per_month)}/month` : "") : "";
 }
 
