@@ -46,10 +46,16 @@ def test_bundled_prices_reproduce_the_sources_and_pass_the_invariants():
     assert rows[("vms", "m5.4xlarge", "price_per_hour")]["ap-northeast-1"] == pytest.approx(724.16 / 730, rel=0.005)
     price, _ = table.lookup("vms", "m6a.4xlarge", "price_per_hour", "eu-west-1")
     assert (price.value, price.source, price.date) == (0.7704, "skypilot-aws-regions", "2026-11-28")
+    # gp3 in eu-west-1, AWS's price list rows (ligoj's fixture): $0.0055 an IOPS, $0.044 a MiB/s
+    price, _ = table.lookup("provisioned", "gp3", "price_per_iops_month", "eu-west-1")
+    assert (price.value, price.source, price.date) == (0.0055, "ligoj-aws-list", "2022-08-13")
+    assert rows[("provisioned", "gp3", "price_per_mbps_month")]["eu-west-1"] * 1.048576 == pytest.approx(0.044)
     # a part no source prices there stays unpriced, never taken from us-east-1
-    for key in (("provisioned", "gp3", "price_per_gib_month"), ("provisioned", "io2", "price_per_iops_month"),
-                ("scaled", "st1", "price_per_gib_month"), ("vms", "r6i.4xlarge", "price_per_hour")):
-        assert table.lookup(*key, "eu-west-1")[1] == "missing", key
+    for key, region in ((("provisioned", "gp3", "price_per_gib_month"), "ap-northeast-1"),
+                        (("provisioned", "io2", "price_per_iops_month"), "eu-west-1"),
+                        (("scaled", "st1", "price_per_gib_month"), "ap-northeast-1"),
+                        (("vms", "r7i.4xlarge", "price_per_hour"), "eu-west-1")):
+        assert table.lookup(*key, region)[1] == "missing", (key, region)
         assert table.lookup(*key, "us-east-1")[1] == "priced", key
 
 
@@ -62,6 +68,7 @@ def test_bundled_prices_reproduce_the_sources_and_pass_the_invariants():
     # io1's IOPS price off the second source's $0.072 by 4 %
     (("provisioned", "io1", "price_per_iops_month"), "eu-west-1", 0.075, "differ by more than 0.5%"),
     (("provisioned", "io1", "price_per_gib_month"), "ap-northeast-1", 0.11, "io1: 0.11 a GiB-month is not above gp2"),
+    (("scaled", "st1", "price_per_gib_month"), "eu-west-1", 0.095, "gp3: 0.088 a GiB-month is not above st1's 0.095"),
 ])
 def test_a_planted_error_breaks_an_invariant(key, region, value, words):
     rows = _rows()
@@ -82,22 +89,50 @@ def test_the_build_refuses_a_breach_and_writes_nothing(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_plan_in_eu_west_1_is_priced_from_the_regional_figures(iolab):
-    """The README's OLTP requirement on AWS at eu-west-1's prices, worked by hand: 16,000 IOPS
-    at 80 % busy needs 20,000 IOPS of volumes; gp3 and io2 have no price there, so gp2 (3 IOPS a
-    GiB) wins: 2 x 3,334 GiB (10,002 IOPS each) at $0.11 = $733.48, on m6a.4xlarge (its 20,000
-    IOPS baseline binds at 80 %) at $0.7704 x 730 hours = $562.39: $1,295.87 a month."""
-    r = iolab("plan examples/aws-oltp-requirements.yaml --region eu-west-1 --json")
+@pytest.mark.parametrize("region, vm_hour, sku, count, gib, gib_month, total", [
+    # m6a.4xlarge (its 20,000 IOPS baseline binds at 80 %) with 8 gp3 volumes of 256 GiB at their
+    # free 3,000 IOPS and 125 MiB/s: $0.7704 x 730 + 2,048 x $0.088 = $742.62 ($668.42 in us-east-1)
+    ("eu-west-1", 0.7704, "gp3", 8, 256, 0.088, 742.62),
+    # gp3 has no price there (never us-east-1's): gp2 at 3 IOPS a GiB, 2 x 3,334 GiB (10,002 IOPS
+    # each) at $0.12, on m6a.4xlarge at $0.8928 an hour: $651.74 + $800.16 = $1,451.90
+    ("ap-northeast-1", 0.8928, "gp2", 2, 3334, 0.12, 1451.90),
+])
+def test_the_oltp_plan_is_priced_from_the_regions_figures(iolab, region, vm_hour, sku, count, gib, gib_month,
+                                                          total):
+    """The README's OLTP requirement on AWS at another region's prices, worked by hand."""
+    r = iolab(f"plan examples/aws-oltp-requirements.yaml --region {region} --json")
     assert r.code == 0, r.err
     plan = json.loads(r.out)
     best = plan["candidates"][0]
-    assert plan["region"] == "eu-west-1" and best["config"]["vm"] == "m6a.4xlarge"
     (disks,) = best["config"]["disks"]
-    assert (disks["sku"], disks["count"], disks["size"]) == ("gp2", 2, 3334 * GIB)
-    assert best["bill"]["vm"] == pytest.approx(0.7704 * 730, abs=0.01)
-    assert best["bill"]["disks"] == pytest.approx(2 * 3334 * 0.11, abs=0.01)
-    assert best["monthly_cost"] == pytest.approx(1295.87, abs=0.01)
-    assert all(d["sku"] not in ("gp3", "io2") for c in plan["candidates"] if c["priced"]
-               for d in c["config"]["disks"])
-    missing = {m for u in plan["unpriced"] for m in u["missing"]}
-    assert "gp3" in missing and "r6i.4xlarge" in missing
+    assert (plan["region"], best["config"]["vm"]) == (region, "m6a.4xlarge")
+    assert (disks["sku"], disks["count"], disks["size"]) == (sku, count, gib * GIB)
+    assert best["bill"]["vm"] == pytest.approx(vm_hour * 730, abs=0.01)
+    assert best["bill"]["disks"] == pytest.approx(count * gib * gib_month, abs=0.01)
+    assert best["monthly_cost"] == pytest.approx(total, abs=0.01)
+    assert all(d["sku"] != "io2" for c in plan["candidates"] if c["priced"] for d in c["config"]["disks"])
+
+
+def test_provisioned_gp3_in_eu_west_1_costs_what_the_price_list_rows_give(iolab, tmp_path):
+    """100,000 IOPS need more than 27 volumes' free 3,000: each of the five best candidates
+    provisions gp3 IOPS, and its volumes cost $0.088 a GiB, $0.0055 an IOPS above 3,000 and $0.044 a MiB/s
+    above 125. The cheapest, by hand: m6a.32xlarge ($6.1632 x 730 = $4,499.14) with 27 x gp3 of
+    76 GiB at 4,630 IOPS (27 x (76 x $0.088 + 1,630 x $0.0055) = $422.63): $4,921.77 a month."""
+    spec = (ROOT / "examples" / "aws-oltp-requirements.yaml").read_text(encoding="utf-8")
+    spec = spec.replace("iops: 16000", "iops: 100000").replace('"r6i.*", ', "").replace("gp3, io2, gp2, st1, sc1", "gp3")
+    (tmp_path / "req.yaml").write_text(spec, encoding="utf-8")
+    r = iolab(f"plan {tmp_path / 'req.yaml'} --region eu-west-1 --json")
+    assert r.code == 0, r.err
+    plan = json.loads(r.out)
+    priced = [c for c in plan["candidates"] if c["priced"]]
+    assert len(priced) == 5 and all(d["iops"] > 3000 for c in priced for d in c["config"]["disks"])
+    for c in priced:  # the bill's "disks": capacity; "provisioned": IOPS and throughput above the free
+        (d,) = c["config"]["disks"]
+        assert c["bill"]["disks"] == pytest.approx(d["count"] * d["size"] / GIB * 0.088, abs=0.01), c["config"]
+        assert c["bill"]["provisioned"] == pytest.approx(
+            d["count"] * ((d["iops"] - 3000) * 0.0055 + max(0.0, d["bandwidth"] / 2**20 - 125) * 0.044),
+            abs=0.01), c["config"]
+    best = plan["candidates"][0]
+    (disks,) = best["config"]["disks"]
+    assert (best["config"]["vm"], disks["count"], disks["size"], disks["iops"]) == ("m6a.32xlarge", 27, 76 * GIB, 4630)
+    assert best["monthly_cost"] == pytest.approx(4921.77, abs=0.01)

@@ -1,21 +1,22 @@
 """AWS prices outside us-east-1: the invariants that hold them before the price table is written.
 
 ``tools/catalog/prices.py`` reads the regional extracts into the table (EC2 Linux on-demand
-prices from ``skypilot-aws-regions.txt``; EBS unit prices from ``infracost-aws-units.txt``) and
-calls :func:`check` on it; a breach stops the build (exit 2). The same checks run in a test
-over the bundled table. The invariants, for every region other than us-east-1:
+prices from ``skypilot-aws-regions.txt``; EBS unit prices from ``infracost-aws-units.txt`` and
+``ligoj-aws-ebs-list.txt``) and calls :func:`check` on it; a breach stops the build (exit 2).
+The same checks run in a test over the bundled table. The invariants, for every region other than us-east-1:
 
 - **EC2, within a family** (:func:`check_ec2`): each type has a us-east-1 price; a larger size
   does not cost less and each price per vCPU stays within the family spread of
   :func:`tools.catalog.aws.check_prices`; and a region's price of each type divided by the
   type's us-east-1 price stays within :data:`RATIO_SPREAD` of the family's median ratio in that
   region (a region prices a family at one uplift over us-east-1 in every source read: m6a, m6i
-  and m5 at 1.1146 in eu-west-1 and 1.2917 in ap-northeast-1; a row from another region, OS or
-  family breaks it).
+  and m5 at 1.1146 in eu-west-1 and 1.2917 in ap-northeast-1, r6i at 1.1190 and 1.2063; a row
+  from another region, OS or family breaks it).
 - **EBS** (:func:`check_ebs`): a price is positive and not below the same field's us-east-1
   price (an assumption: us-east-1 is the cheapest region in every source read, the pages
-  publish no rule); io1 costs more per GiB than gp2, as in us-east-1; and where the second
-  source (``ligoj-aws-ebs.txt``) gives a figure, the two agree within :data:`AGREEMENT`.
+  publish no rule); per GiB sc1 < st1 < gp3 < gp2 < io1 where a region prices them, as in
+  us-east-1 (:data:`PER_GIB_ORDER`); and where the second source (``ligoj-aws-ebs.txt``) gives
+  a figure, the two agree within :data:`AGREEMENT`.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ RATIO_SPREAD = 0.01
 AGREEMENT = 0.005
 """Two sources agree when their figures differ by at most this fraction of the larger one."""
 SECOND_EBS = "ligoj-aws-ebs.txt"
+LIST_EBS = "ligoj-aws-ebs-list.txt"
+"""EBS unit prices outside us-east-1 that infracost's outputs do not give (gp3, st1, sc1 in eu-west-1)."""
+PER_GIB_ORDER = (("scaled", "sc1"), ("scaled", "st1"), ("provisioned", "gp3"), ("scaled", "gp2"),
+                 ("provisioned", "io1"))
+"""EBS types cheapest per GiB first, as in us-east-1 (and as the pages rank them: sc1 the lowest
+cost HDD, st1 low cost, gp3 the lowest cost SSD, io1 for sustained IOPS)."""
 
 Table = Mapping[tuple[str, str, str], Mapping[str, float]]
 """Price rows as ``{(section, id, field): {region: price}}``."""
@@ -76,8 +83,8 @@ def check_ec2(table: Table, cpus: Mapping[str, int]) -> list[str]:
     return problems
 
 
-def read_second(path: Path) -> dict[tuple[str, str, str, str], float]:
-    """The second source's EBS figures, ``{(region, section, id, field): price}``."""
+def read_cells(path: Path) -> dict[tuple[str, str, str, str], float]:
+    """A ``REGION SECTION ID FIELD PRICE`` extract, ``{(region, section, id, field): price}``."""
     out: dict[tuple[str, str, str, str], float] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip() or line.startswith("#"):
@@ -102,10 +109,11 @@ def check_ebs(table: Table, second: Mapping[tuple[str, str, str, str], float]) -
                 problems.append(f"{region} {ident} {fld}: price {price} is not positive")
             elif price < values[HOME]:
                 problems.append(f"{region} {ident} {fld}: {price} is below the {HOME} price {values[HOME]}")
-    gp2 = table.get(("scaled", "gp2", "price_per_gib_month"), {})
-    io1 = table.get(("provisioned", "io1", "price_per_gib_month"), {})
-    problems += [f"{region} io1: {io1[region]} a GiB-month is not above gp2's {gp2[region]}"
-                 for region in sorted(set(gp2) & set(io1)) if io1[region] <= gp2[region]]
+    per_gib = [(ident, table.get((section, ident, "price_per_gib_month"), {})) for section, ident in PER_GIB_ORDER]
+    for region in sorted({r for _, values in per_gib for r in values}):
+        present = [(ident, values[region]) for ident, values in per_gib if region in values]
+        problems += [f"{region} {b}: {pb} a GiB-month is not above {a}'s {pa}"
+                     for (a, pa), (b, pb) in zip(present, present[1:]) if pb <= pa]
     for (region, section, ident, fld), other in sorted(second.items()):
         mine = table.get((section, ident, fld), {}).get(region)
         if mine is None:
@@ -119,5 +127,5 @@ def check_ebs(table: Table, second: Mapping[tuple[str, str, str, str], float]) -
 def check(table: Table, folder: Path, cpus: Mapping[str, int] | None = None) -> list[str]:
     """Every invariant of the AWS prices outside us-east-1 over ``table``; ``folder`` holds the
     second source of EBS prices (its checks are skipped when the folder has no copy of it)."""
-    second = read_second(folder / SECOND_EBS) if (folder / SECOND_EBS).exists() else {}
+    second = read_cells(folder / SECOND_EBS) if (folder / SECOND_EBS).exists() else {}
     return check_ec2(table, vcpus() if cpus is None else cpus) + check_ebs(table, second)

@@ -25,8 +25,10 @@ Extracts:
 - ``skypilot-aws-vms.txt``: ``REGION TYPE PRICE``, the same for EC2 instance types, used only to
   check and correct ``karpenter-aws-vms.csv``.
 - ``skypilot-aws-regions.txt``: ``REGION TYPE PRICE``, EC2 hourly prices in regions other than
-  us-east-1 (cells of the EC2 rows, each naming this source); ``ligoj-aws-ebs.txt``, a second
-  source of EBS unit prices outside us-east-1. Both optional; :mod:`tools.catalog.aws_regions`
+  us-east-1 (cells of the EC2 rows, each naming this source); ``ligoj-aws-ebs-list.txt``:
+  ``REGION SECTION ID FIELD PRICE``, EBS unit prices there that the golden outputs lack (cells
+  likewise); ``ligoj-aws-ebs.txt``, a second source of EBS unit prices outside us-east-1. All
+  optional; :mod:`tools.catalog.aws_regions`
   holds the AWS prices outside us-east-1 to its invariants before anything is written.
 
 Every region's prices pass the invariants of ``iolab.catalog.invariants`` before they are
@@ -215,6 +217,19 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
         sources.append(_regional_vms(table, path, "skypilot-aws-regions",
                                      "EC2 instance types, Linux on-demand hourly prices outside us-east-1 "
                                      "(m6a, m6i, four m5 sizes in eu-west-1 and ap-northeast-1)"))
+    path = folder / aws_regions.LIST_EBS
+    if path.exists():
+        meta = _meta(path, "ligoj-aws-list", True, "EBS gp3, st1 and sc1 in eu-west-1 (AWS's price list rows, "
+                                                   "EffectiveDate 2021-02-01, kept as a test fixture)")
+        sources.append(meta)
+        try:
+            cells = aws_regions.read_cells(path)
+        except ValueError as e:
+            raise SourceError(str(e)) from None
+        for (region, section, ident, fld), price in sorted(cells.items()):
+            if fld not in UNITS or section not in ("provisioned", "scaled"):
+                raise SourceError(f"{path.name}: {section} {ident} {fld}: not an EBS unit price")
+            _put_cell(table, (section, ident, fld), meta["name"], meta["date"], region, price, path.name)
     path = folder / aws_regions.SECOND_EBS
     if path.exists():
         sources.append(_meta(path, "ligoj-aws-ebs", True,
