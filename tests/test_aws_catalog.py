@@ -75,6 +75,19 @@ from tools.catalog import prices as price_build  # noqa: E402
 PRICE_SOURCES = ROOT / "tools" / "catalog" / "sources" / "prices"
 
 
+def planted_prices(tmp_path, copied: tuple[str, ...], planted: dict[str, str]):
+    """A folder of price extracts: the small ones every build reads and ``copied`` taken from
+    the bundled sources, each of ``planted`` written under a planted header."""
+    folder = tmp_path / "sources"
+    folder.mkdir()
+    for name in ("infracost-units.txt", "plancost-units.txt", "ocvs-shares.txt", "infracost-aws-units.txt",
+                 *copied):
+        shutil.copy(PRICE_SOURCES / name, folder / name)
+    for name, lines in planted.items():
+        (folder / name).write_text("# repository: test/planted\n# commit: 0\n# date: 2026-01-01\n" + lines)
+    return folder
+
+
 def test_the_two_sources_agree_on_every_type_both_give_but_m5zn_metal():
     """Every figure of the second source is the table's within 0.5 %; where karpenter's
     m5zn.metal ($4.3605, 10 % above its 48-vCPU sibling m5zn.12xlarge at $3.9641) disagrees,
@@ -95,14 +108,9 @@ def test_a_raised_ec2_price_is_corrected_from_the_second_source(tmp_path):
     # m6a.4xlarge planted at 0.8752 $/h (0.6912 + 16 x $0.0115, a Windows-like uplift): SkyPilot
     # gives 0.6912, lower and 2.7 % apart, so the build keeps 0.6912 and records the change;
     # m6a.8xlarge, on which the two agree, keeps karpenter's figure and source.
-    folder = tmp_path / "sources"
-    folder.mkdir()
-    for name in ("infracost-units.txt", "plancost-units.txt", "ocvs-shares.txt", "infracost-aws-units.txt",
-                 "zombiescan-disks.txt", "karpenter-vms.csv"):
-        shutil.copy(PRICE_SOURCES / name, folder / name)
-    head = "# repository: test/planted\n# commit: 0\n# date: 2026-01-01\n"
-    (folder / "karpenter-aws-vms.csv").write_text(head + "us-east-1,m6a.4xlarge,0.8752\nus-east-1,m6a.8xlarge,1.3824\n")
-    (folder / "skypilot-aws-vms.txt").write_text(head + "us-east-1 m6a.4xlarge 0.6912\nus-east-1 m6a.8xlarge 1.3824\n")
+    folder = planted_prices(tmp_path, ("zombiescan-disks.txt", "karpenter-vms.csv"), {
+        "karpenter-aws-vms.csv": "us-east-1,m6a.4xlarge,0.8752\nus-east-1,m6a.8xlarge,1.3824\n",
+        "skypilot-aws-vms.txt": "us-east-1 m6a.4xlarge 0.6912\nus-east-1 m6a.8xlarge 1.3824\n"})
     out = tmp_path / "out"
     price_build.build(folder, out)
     rows = {(r[1], r[2]): r for r in csv.reader((out / "prices.csv").read_text().splitlines())}

@@ -24,6 +24,12 @@ Extracts:
   to check and correct ``karpenter-vms.csv``.
 - ``skypilot-aws-vms.txt``: ``REGION TYPE PRICE``, the same for EC2 instance types, used only to
   check and correct ``karpenter-aws-vms.csv``.
+- ``skypilot-aws-regions.txt``: ``REGION TYPE PRICE``, EC2 hourly prices in regions other than
+  us-east-1 (cells of the EC2 rows, each naming this source); ``ligoj-aws-ebs-list.txt``:
+  ``REGION SECTION ID FIELD PRICE``, EBS unit prices there that the golden outputs lack (cells
+  likewise); ``ligoj-aws-ebs.txt``, a second source of EBS unit prices outside us-east-1. All
+  optional; :mod:`tools.catalog.aws_regions`
+  holds the AWS prices outside us-east-1 to its invariants before anything is written.
 
 Every region's prices pass the invariants of ``iolab.catalog.invariants`` before they are
 written: a VM size whose price per vCPU is out of line with its family is corrected from the
@@ -42,10 +48,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT / "python") not in sys.path:
-    sys.path.insert(0, str(ROOT / "python"))
+for _path in (ROOT / "python", ROOT):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 from iolab.catalog import invariants  # noqa: E402
+from tools.catalog import aws_regions  # noqa: E402
 
 SOURCES = ROOT / "tools" / "catalog" / "sources" / "prices"
 OUT = ROOT / "python" / "iolab" / "catalog" / "data" / "prices"
@@ -107,6 +115,35 @@ def _put(table: dict, key: tuple[str, str, str], source: str, date: str, region:
     if region in row["values"] and row["values"][region] != value:
         raise SourceError(f"{where}: {key[1]} {key[2]} in {region} given twice")
     row["values"][region] = value
+
+
+def _put_cell(table: dict, key: tuple[str, str, str], source: str, date: str, region: str, value: float,
+              where: str) -> None:
+    """As :func:`_put`, for a source that gives some regions' cells of rows another source may
+    own: such a cell names its source (``cell_sources``), the row keeps its own."""
+    row = table.get(key)
+    if row is None or row["source"] == source:
+        _put(table, key, source, date, region, value, where)
+        return
+    if region in row["values"]:
+        raise SourceError(f"{where}: {key[1]} {key[2]} in {region} is already given by {row['source']}")
+    row["values"][region] = value
+    row.setdefault("cell_sources", {})[region] = source
+
+
+def _regional_vms(table: dict, path: Path, name: str, what: str) -> dict[str, str]:
+    """A ``REGION TYPE PRICE`` extract of EC2 hourly prices outside us-east-1 into `table`."""
+    meta = _meta(path, name, True, what)
+    for number, line in _lines(path):
+        parts = line.split()
+        where = f"{path.name}:{number}"
+        if len(parts) != 3 or "." not in parts[1]:
+            raise SourceError(f"{where}: expected REGION FAMILY.SIZE PRICE")
+        if parts[0] == aws_regions.HOME:
+            raise SourceError(f"{where}: {aws_regions.HOME} is karpenter-aws-vms.csv's region, not this extract's")
+        _put_cell(table, ("vms", parts[1], "price_per_hour"), name, meta["date"], parts[0],
+                  _number(parts[2], where), where)
+    return meta
 
 
 def _units(table: dict, path: Path, name: str, what: str) -> dict[str, str]:
@@ -174,7 +211,29 @@ def read_sources(folder: Path) -> tuple[dict, list[dict[str, str]]]:
                              lambda size: "." in size, "FAMILY.SIZE"))
     sources.append(_units(table, folder / "infracost-aws-units.txt", "infracost-aws",
                           "EBS gp2, gp3, io1, io2, st1, sc1 per GiB, provisioned IOPS and throughput "
-                          "(golden test output)"))
+                          "(golden test outputs; outside us-east-1 gp2 and io1 only)"))
+    path = folder / "skypilot-aws-regions.txt"
+    if path.exists():
+        sources.append(_regional_vms(table, path, "skypilot-aws-regions",
+                                     "EC2 instance types, Linux on-demand hourly prices outside us-east-1 "
+                                     "(m6a, m6i, four m5 sizes in eu-west-1 and ap-northeast-1)"))
+    path = folder / aws_regions.LIST_EBS
+    if path.exists():
+        meta = _meta(path, "ligoj-aws-list", True, "EBS gp3, st1 and sc1 in eu-west-1 (AWS's price list rows, "
+                                                   "EffectiveDate 2021-02-01, kept as a test fixture)")
+        sources.append(meta)
+        try:
+            cells = aws_regions.read_cells(path)
+        except ValueError as e:
+            raise SourceError(str(e)) from None
+        for (region, section, ident, fld), price in sorted(cells.items()):
+            if fld not in UNITS or section not in ("provisioned", "scaled"):
+                raise SourceError(f"{path.name}: {section} {ident} {fld}: not an EBS unit price")
+            _put_cell(table, (section, ident, fld), meta["name"], meta["date"], region, price, path.name)
+    path = folder / aws_regions.SECOND_EBS
+    if path.exists():
+        sources.append(_meta(path, "ligoj-aws-ebs", True,
+                             "EBS gp2 and io1 in eu-west-1: a second source that checks the first"))
 
     sources.append(_units(table, folder / "infracost-units.txt", "infracost",
                           "Ultra Disk per provisioned IOPS and MB/s; Azure Files premium per GiB (golden test outputs)"))
@@ -322,6 +381,12 @@ def build(sources_dir: Path = SOURCES, out_dir: Path = OUT) -> list[Path]:
     """Write ``prices.csv``, ``sources.yaml`` and ``corrections.csv`` into ``out_dir``; return
     their paths. Nothing is written when the sources break an invariant that cannot be fixed."""
     table, sources = read_sources(sources_dir)
+    try:
+        problems = aws_regions.check({k: row["values"] for k, row in table.items()}, sources_dir)
+    except ValueError as e:  # a malformed second source
+        raise SourceError(str(e)) from None
+    if problems:
+        raise SourceError("the AWS prices outside us-east-1 break the invariants:\n  " + "\n  ".join(problems))
     second, metas = read_second_vms(sources_dir)
     sources += metas
     corrections = apply_invariants(table, second, {m["name"] for m in metas})
