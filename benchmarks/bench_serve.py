@@ -10,9 +10,11 @@ and how soon the page is usable after ``iolab serve`` starts.
    Target: every example's update ≤ 50 ms of CPU time.
 2. **Start-up**: ``iolab serve examples/oltp-ds13-p30.yaml --port 0`` as a person runs it;
    the wall time to its first line, to the page answered, and to the first update answered
-   (the page usable: it shows figures), then the server is stopped and its CPU time from
-   start to stop read (``getrusage(RUSAGE_CHILDREN)``). Least of ``--starts`` starts.
-   Target: usable within 1 s of CPU time.
+   (the page usable: it shows figures), and the server's CPU time up to that answer (from
+   ``/proc/PID/stat``, before the server is stopped; where there is no /proc, to its exit).
+   Least of ``--starts`` starts. Target: usable within 1 s — of wall time, as a person
+   waits, the least of the starts (neighbours on a shared machine only lengthen a start),
+   and of CPU time.
 
 Run: ``python benchmarks/bench_serve.py [--runs N] [--starts N]`` (or ``python -m benchmarks
 serve``); exit 1 when a target is missed.
@@ -122,23 +124,37 @@ def start_once() -> tuple[float, float, float, float]:
         with urllib.request.urlopen(req, timeout=60) as r:
             r.read()
         t_update = time.perf_counter() - t0
+        cpu = _cpu_of(p.pid)  # up to the first update answered, before the server is stopped
     finally:
         p.terminate()
         p.wait(30)
         p.stdout.close()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if cpu is None:  # no /proc: the CPU time to its exit, stopping included
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return t_line, t_page, t_update, cpu
+
+
+def _cpu_of(pid: int) -> float | None:
+    """The CPU seconds (user + system) process `pid` has used so far, from /proc (None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def startup(starts: int) -> bool:
     results = [start_once() for _ in range(starts)]
     best = min(results, key=lambda r: r[3])
+    quickest = min(r[2] for r in results)
     print(f"start-up (least CPU of {starts}): first line {best[0]:.2f} s, page {best[1]:.2f} s, first update "
           f"{best[2]:.2f} s wall; {best[3]:.2f} s of CPU from start to the first update answered "
           f"(target ≤ {USABLE_TARGET:.0f} s)")
-    print(f"  wall to the first update, every start: {', '.join(f'{r[2]:.2f}' for r in results)} s")
-    return best[3] <= USABLE_TARGET
+    print(f"  wall to the first update, every start: {', '.join(f'{r[2]:.2f}' for r in results)} s; "
+          f"least {quickest:.2f} s, median {statistics.median(r[2] for r in results):.2f} s "
+          f"(target ≤ {USABLE_TARGET:.0f} s)")
+    return best[3] <= USABLE_TARGET and quickest <= USABLE_TARGET
 
 
 def main() -> int:
