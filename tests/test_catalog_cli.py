@@ -75,7 +75,7 @@ def test_show_table(iolab):
     out = iolab("catalog show P30").out
     assert "on-demand 30,000 IOPS / 1 GB/s" in out and "2 ms*" in out
     # East US's published price (no assumption mark), with its source
-    assert re.search(r"price_per_month\s+135\.17\s*$", out, re.M)
+    assert re.search(r"price_per_month\s+\$135\.17 a month\s*$", out, re.M)
     assert re.search(r"price source\s+xbill9/zombiescan-azure .*\(2026-09-23\), a secondary source, eastus", out)
 
 
@@ -130,3 +130,18 @@ def test_list_match_keeps_the_rows_a_glob_names_any_case(iolab):
     r = iolab("catalog", "list", "vms", "--match", "Standard_Q*")
     assert r.code == 2 and r.out == ""
     assert r.err.startswith("error: --match: no vms row matches 'Standard_Q*'; nearest: "), r.err
+
+
+def test_show_a_machine_of_another_cloud_without_azures_fields(iolab):
+    # n2-standard-32: Persistent Disk caps per type, no host cache, no burst, no premium storage
+    out = iolab("catalog", "show", "n2-standard-32").out
+    fields = {line.split()[0] for line in out.splitlines()[2:] if line.strip() and not line.startswith(" " * 5)}
+    assert {"vcpus", "memory", "disk_types", "disk_limits", "network_bandwidth", "tier_1_bandwidth",
+            "price_per_month"} <= fields
+    assert not fields & {"premium_storage", "cached_iops", "cache_size", "uncached_iops", "burst_iops",
+                         "burst_duration", "premium_v2_iops", "parent"}
+    # an EC2 instance keeps its EBS baseline (uncached_*) and its 30-minute burst
+    out = iolab("catalog", "show", "m6i.large").out
+    assert "burst_duration" in out and "uncached_iops" in out and "premium_storage" not in out
+    # Azure's sizes show every field, "–" where the size has none
+    assert re.search(r"cached_iops\s+–", iolab("catalog", "show", "Standard_D2pls_v5").out)

@@ -80,3 +80,16 @@ def test_share_throughput_limits_read_in_the_unit_that_states_them_exactly(iolab
         path.write_text(text.replace("    nconnect: 1\n", "    nconnect: 1\n" + extra))
         r = iolab("predict", str(path))
         assert r.code == 2 and words in r.err and "4.395" not in r.err, r.err
+
+
+def test_catalog_prices_read_as_money_with_their_unit(iolab):
+    # a VM's month in dollars and cents; a unit price with the digits its source gives (gp3 in
+    # us-east-1: $0.08 per GiB, $0.005 per IOPS and $0.04 per MiB/s, i.e. $0.038147 per MB/s)
+    from iolab.units import format_price
+
+    assert (format_price(1134.34), format_price(0.08), format_price(0.005)) == ("$1,134.34", "$0.08", "$0.005")
+    assert format_price(0.04 / 1.048576) == "$0.038147" and format_price(0.5) == "$0.50"
+    out = iolab("catalog", "show", "gp3", "--region", "us-east-1").out
+    for text in ("$0.08 per GiB-month", "$0.005 per IOPS-month", "$0.038147 per MB/s-month"):
+        assert text in out, out
+    assert "$560.64 a month" in iolab("catalog", "show", "Standard_D16s_v5").out  # 0.768 $/h x 730

@@ -39,6 +39,7 @@ __all__ = [
     "format_duration",
     "format_count",
     "format_money",
+    "format_price",
     "format_percent",
     "KiB",
     "MiB",
@@ -214,6 +215,15 @@ def format_count(n: float) -> str:
 def format_money(dollars: float | None) -> str:
     """Money in dollars and cents with thousands separators: ``$1,234.50``; ``unpriced`` for None."""
     return "unpriced" if dollars is None else f"${dollars:,.2f}"
+
+
+def format_price(dollars: float) -> str:
+    """A catalog's price: dollars and cents from a dollar up (``$1,134.34``), below it the
+    digits the source gives, up to six decimals (``$0.08``, ``$0.005``, ``$0.038147``)."""
+    if abs(dollars) >= 1:
+        return format_money(dollars)
+    whole, decimals = f"{dollars:.6f}".split(".")
+    return f"${whole}.{decimals.rstrip('0').ljust(2, '0')}"
 
 
 def format_percent(ratio: float, digits: int = 0) -> str:

@@ -15,7 +15,7 @@ from ..catalog import Catalog, Defaults, DiskSku, ProvisionedDisk, Protocol, Sca
 from ..catalog.scaled import SmallVolumes
 from ..catalog.row import Sourced
 from ..schema import unit_of
-from ..units import GiB, MiB, format_duration, format_rate, format_size
+from ..units import GiB, MiB, format_duration, format_price, format_rate, format_size
 from .catalog import Section
 from .common import console
 
@@ -263,12 +263,21 @@ def _rows(cat: Catalog, section: Section) -> list[Sourced]:
     return list(cat.section(section.value).values())
 
 
+PRICE_UNITS = {"price_per_month": "a month", "price_per_hour": "an hour", "price_per_gib_month": "per GiB-month",
+               "price_per_iops_month": "per IOPS-month", "price_per_mbps_month": "per MB/s-month",
+               "price_per_mibps_month": "per MiB/s-month"}
+"""What each price field of ``catalog show`` is a price of."""
+
+
 def _price_text(row: Sourced, field: str, cat: Catalog | None) -> str:
     """A price field in ``catalog show``: the figure, or why there is none in the region."""
     status = _status(cat, row, field)
-    if getattr(row, field) is not None or status is None:
-        text = _value(row, field)
+    value = getattr(row, field)
+    if value is not None:
+        text = f"{format_price(value)} {PRICE_UNITS.get(field, '')}".rstrip() + ("*" if row.is_assumed(field) else "")
         return f"{text} (your catalog file)" if status == "own" else text
+    if status is None:
+        return _value(row, field)
     model = (cat.pricing.get("vm") if cat is not None and field == "price_per_month" and isinstance(row, Vm)
              else None)
     if model not in (None, "payg"):
@@ -332,6 +341,24 @@ def _clients(row: ServiceLevel) -> str:
     return "\n".join(out)
 
 
+AZURE_VM_FIELDS = frozenset({"premium_storage", "cached_iops", "cached_bandwidth", "cache_size", "temp_iops",
+                             "temp_bandwidth", "premium_v2_iops", "premium_v2_bandwidth", "ultra_iops",
+                             "ultra_bandwidth", "parent"})
+"""VM fields that only Azure's sizes have (host cache, premium storage, per disk type caps)."""
+
+
+def _not_of_its_cloud(row: Sourced, name: str) -> bool:
+    """Whether ``catalog show`` leaves field ``name`` out for ``row``: for another cloud's
+    machine than Azure's, a field only Azure's sizes have, a field it does not set (an
+    uncached cap a Compute Engine machine has per disk type instead) and a burst's length
+    where it has no burst; prices always show (missing in a region says so)."""
+    if not isinstance(row, Vm) or row.cloud == "azure" or name.startswith("price_per_"):
+        return False
+    if name in ("burst_duration", "burst_kind"):
+        return row.burst_iops is None and row.burst_bandwidth is None
+    return name in AZURE_VM_FIELDS or getattr(row, name) is None
+
+
 def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
     binary = isinstance(row, (ServiceLevel, Protocol))
     title = f"{KIND[type(row)]} {getattr(row, 'id', '')}".strip()
@@ -340,7 +367,7 @@ def _show_table(row: Sourced, cat: Catalog | None = None) -> Table:
     t.add_column("field", style="bold", no_wrap=True)
     t.add_column("value", overflow="fold")
     for name in type(row).model_fields:
-        if name in ("id", "source", "assumptions", "notes"):
+        if name in ("id", "source", "assumptions", "notes") or _not_of_its_cloud(row, name):
             continue
         v = getattr(row, name)
         if isinstance(row, DiskSku) and name == "burst":
