@@ -145,3 +145,15 @@ def test_show_a_machine_of_another_cloud_without_azures_fields(iolab):
     assert "burst_duration" in out and "uncached_iops" in out and "premium_storage" not in out
     # Azure's sizes show every field, "–" where the size has none
     assert re.search(r"cached_iops\s+–", iolab("catalog", "show", "Standard_D2pls_v5").out)
+
+
+def test_list_vms_each_cloud_in_its_own_columns(iolab):
+    # n2-standard-8 (gcpdiag's N2 table, 8 vCPUs): pd-balanced and pd-ssd 15,000 read IOPS and
+    # 800 MiB/s; m6i.large: EBS baseline 3,600 IOPS / 81.25 MB/s, 40,000 / 1,250 for 30 minutes
+    r = iolab("catalog", "list", "vms", "--match", "n2-standard-8", "--match", "m6i.large")
+    assert r.code == 0, r.err
+    assert "VM sizes" not in r.out  # no Azure row matches: no empty Azure table
+    gce = next(line for line in r.out.splitlines() if line.startswith("n2-standard-8 "))
+    assert gce.split()[3:7] == ["15,000", "800", "15,000", "800"] and "pd-ssd" in r.out
+    ec2 = next(line for line in r.out.splitlines() if line.startswith("m6i.large "))
+    assert ec2.split()[3:7] == ["3,600", "81.25", "40,000", "1,250"] and "EBS base" in r.out

@@ -87,6 +87,8 @@ def list_(
         print_json([entry_json(row, cat) for s, cat in listed for row in _rows(cat, s)])
         return
     for s, cat in listed:
+        if match and not _rows(cat, s):
+            continue  # no row of this cloud matches: no empty table
         for table in _tables(cat, s):
             console.print(table)
 

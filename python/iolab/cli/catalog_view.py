@@ -151,6 +151,10 @@ def _table(title: str, columns: list[str], caption: str = ASSUMED) -> Table:
 
 
 def _vm_table(rows: list[Vm], cat: Catalog) -> Table:
+    if cat.cloud == "gcp":
+        return _gce_table(rows, cat)
+    if cat.cloud == "aws":
+        return _ec2_table(rows, cat)
     t = _table("VM sizes (storage limits: IOPS, MB/s; network egress)", caption=_price_caption(cat), columns=
                ["id", "vCPU/\nGiB", "disks", "prem.", "uncached\nIOPS", "MB/s", "cached\nIOPS", "MB/s",
                 "cache\nGiB", "burst\nIOPS", "MB/s", "network\nMbit/s", "$/month"])
@@ -159,6 +163,35 @@ def _vm_table(rows: list[Vm], cat: Catalog) -> Table:
                   _value(v, "premium_storage"), _cell(v, "uncached_iops"), _cell(v, "uncached_bandwidth", 1e6),
                   _cell(v, "cached_iops"), _cell(v, "cached_bandwidth", 1e6), _cell(v, "cache_size", GiB),
                   _cell(v, "burst_iops"), _cell(v, "burst_bandwidth", 1e6), _cell(v, "network_bandwidth", 1e6 / 8),
+                  _money(v, "price_per_month", cat))
+    return t
+
+
+def _gce_table(rows: list[Vm], cat: Catalog) -> Table:
+    """Compute Engine machine types: each one's own caps over its pd-balanced and pd-ssd
+    disks (reads; ``catalog show`` gives writes and every type), egress default and Tier_1."""
+    t = _table("Machine types (the machine's caps over its disks, reads: IOPS, MiB/s; network egress)",
+               caption=_price_caption(cat), columns=["id", "vCPU/\nGiB", "disks", "pd-balanced\nIOPS", "MiB/s",
+                                                     "pd-ssd\nIOPS", "MiB/s", "network\nMbit/s", "Tier_1\nMbit/s",
+                                                     "$/month"])
+    for v in rows:
+        caps = [(v.disk_caps(tier) or ((None, None), None))[0] for tier in ("pd-balanced", "pd-ssd")]
+        t.add_row(v.id, f"{_cell(v, 'vcpus')}/{_cell(v, 'memory', GiB)}", _cell(v, "max_data_disks"),
+                  _num(caps[0][0]), _num(caps[0][1], MiB), _num(caps[1][0]), _num(caps[1][1], MiB),
+                  _cell(v, "network_bandwidth", 1e6 / 8), _cell(v, "tier_1_bandwidth", 1e6 / 8),
+                  _money(v, "price_per_month", cat))
+    return t
+
+
+def _ec2_table(rows: list[Vm], cat: Catalog) -> Table:
+    """EC2 instance types: the EBS-optimized baseline and the 30-minute daily burst."""
+    t = _table("Instance types (EBS limits: IOPS, MB/s; network baseline)", caption=_price_caption(cat),
+               columns=["id", "vCPU/\nGiB", "volumes", "EBS base\nIOPS", "MB/s", "30-min burst\nIOPS", "MB/s",
+                        "network\nMbit/s", "$/month"])
+    for v in rows:
+        t.add_row(v.id, f"{_cell(v, 'vcpus')}/{_cell(v, 'memory', GiB)}", _cell(v, "max_data_disks"),
+                  _cell(v, "uncached_iops"), _cell(v, "uncached_bandwidth", 1e6), _cell(v, "burst_iops"),
+                  _cell(v, "burst_bandwidth", 1e6), _cell(v, "network_bandwidth", 1e6 / 8),
                   _money(v, "price_per_month", cat))
     return t
 
