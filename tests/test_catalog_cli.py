@@ -130,6 +130,9 @@ def test_list_match_keeps_the_rows_a_glob_names_any_case(iolab):
     r = iolab("catalog", "list", "vms", "--match", "Standard_Q*")
     assert r.code == 2 and r.out == ""
     assert r.err.startswith("error: --match: no vms row matches 'Standard_Q*'; nearest: "), r.err
+    r = iolab("catalog", "list", "vms", "--match", " ")
+    assert (r.code, r.err) == (2, "error: --match: expected an id or a pattern, such as 'Standard_D*s_v5' or "
+                                  "'n2-standard-*'\n")
 
 
 def test_show_a_machine_of_another_cloud_without_azures_fields(iolab):

@@ -481,6 +481,9 @@ def matching(cats: list[Catalog], patterns: list[str], sections: list[str]) -> l
     every = [k for cat in cats for s in sections for name in (["disks", "provisioned", "scaled"] if s == "disks" else [s])
              for k in getattr(cat, name)]
     for p, f in zip(patterns, folded):
+        if not p.strip():
+            raise InputError("expected an id or a pattern, such as 'Standard_D*s_v5' or 'n2-standard-*'",
+                             field="--match")
         if not any(fnmatch.fnmatchcase(k.casefold(), f) for k in every):
             hint = nearest(p.replace("*", "").replace("?", ""), every)
             raise InputError(f"no {' or '.join(sections)} row matches {p!r}" + (f"; nearest: {', '.join(hint)}" if hint
