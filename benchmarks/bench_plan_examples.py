@@ -3,7 +3,7 @@
 Target: each example planned within 0.7 s (a fresh ``iolab plan FILE`` process: start-up,
 imports, catalog from its cached copy, search, ranking, explanations, output), in two
 regions of its cloud (East US and West Europe; us-central1 and europe-west1; AWS's
-us-east-1, the one region with published prices).
+us-east-1, the one region where every EC2 type and EBS volume type has a price).
 
 The machine this runs on is often shared, so every figure is CPU time (user + system of
 the child process, ``getrusage(RUSAGE_CHILDREN)``), the least of several runs after a
