@@ -331,3 +331,13 @@ def test_each_cloud_names_a_vms_disk_cap_in_its_own_words(tmp_path):
     misses = plan(ROOT / "examples" / "aws-oltp-requirements.yaml")["near_misses"]
     reasons = " ".join(r for m in misses for r in m["lacks"])
     assert "the instance's EBS limit would be" in reasons and "uncached" not in reasons
+
+
+def test_the_ranking_shows_one_layout_per_instance_and_volume_type():
+    # eight, sixteen or ten gp3 volumes on m6a.4xlarge cost the same or cents more: one line,
+    # the best; the runners-up are other instance types and volume types
+    cands = plan(ROOT / "examples" / "aws-oltp-requirements.yaml")["candidates"]
+    kinds = [(c["config"]["vm"], c["config"]["disks"][0]["sku"]) for c in cands]
+    assert len(kinds) == 5 and len(set(kinds)) == 5
+    assert kinds[:3] == [("m6a.4xlarge", "gp3"), ("m6i.4xlarge", "gp3"), ("r6i.4xlarge", "gp3")]
+    assert [c["monthly_cost"] for c in cands] == sorted(c["monthly_cost"] for c in cands)

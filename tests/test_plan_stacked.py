@@ -112,8 +112,9 @@ def test_stacked_rows_match_each_configuration_evaluated_alone(seed):
         if math.isfinite(pred.latency):
             assert b.latency[i] == pytest.approx(pred.latency, rel=REL), key
     # Ranking: the plan's candidates cost what the cheapest feasible configurations cost, in
-    # order (Premium SSD v2 and Ultra rows solved VM by VM; a configuration shown once
-    # whatever its host caching, and with or without performance plus).
+    # order (Premium SSD v2 and Ultra rows solved VM by VM, each type shown once per VM at its
+    # best count; a configuration shown once whatever its host caching, and with or without
+    # performance plus).
     best: dict = {}
     for key, (price, feasible, pred) in alone.items():
         if feasible and price is not None:
@@ -122,7 +123,9 @@ def test_stacked_rows_match_each_configuration_evaluated_alone(seed):
             best[variant] = min(price, best.get(variant, math.inf))
     for key, (b, i, ok) in _provisioned_alone(req, wl).items():
         if ok and not math.isnan(b.cost[i]):
-            best[key] = float(b.cost[i])
+            config = b.config(i)
+            kind = (config.vm, config.disks[0].sku)
+            best[kind] = min(float(b.cost[i]), best.get(kind, math.inf))
     result = plan(req, top=5)
     assert result.evaluated == len(stacked)
     assert result.feasible == sum(ok for _, _, ok in stacked.values())

@@ -214,7 +214,9 @@ class _Solver:
             return out
 
         def variant(k: int) -> tuple:
-            return (cl.ids[rows_v[k]], skus[rows_s[k]].id, int(rows_n[k]), int(size[k]), float(i[k]), float(b[k]))
+            # another count, size or provisioning of the same disk type on the same VM: splitting a
+            # volume's capacity and baseline costs (nearly) nothing, so only the best is shown
+            return (cl.ids[rows_v[k]], skus[rows_s[k]].id)
 
         families = Labels([sku.id for sku in skus], rows.f)
         return Batch("provisioned disks", cost, latency, util, Labels(cl.ids, rows_v), config, facts, variant,

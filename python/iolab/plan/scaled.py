@@ -66,8 +66,8 @@ def search_scaled(req: Requirements, wl: Workload, clients: Clients, st: Streams
                                 f"{bandwidth[k] / 2**20:,.0f} MiB/s sustained, at its largest size"))
         return out
 
-    def variant(k: int) -> tuple:
-        return (clients.ids[rows.v[k]], skus[rows.s[k]].id, int(rows.n[k]), int(size[k]))
+    def variant(k: int) -> tuple:  # as for provisioned disks: the best count and size of a type on a VM
+        return (clients.ids[rows.v[k]], skus[rows.s[k]].id)
 
     families = Labels([sku.id for sku in skus], rows.f)
     return [Batch("size-scaled volumes", cost, latency, util, Labels(clients.ids, rows.v), config, facts, variant,
