@@ -257,3 +257,26 @@ def test_several_workloads_on_an_arm_vm_get_the_note_in_every_rendering(iolab, t
     import html
 
     assert f"Note: {note}" in html.unescape(report.read_text())
+
+
+def test_several_workloads_show_one_layout_per_vm_and_disk_type(iolab, tmp_path):
+    # Premium SSD v2 on Esv5 sizes: one, two, four or eight log disks on the same VM cost the
+    # same (each takes the free 3,000 IOPS and 125 MB/s): the ranking shows the VM once, at its
+    # best layout, and the runners-up are other VM sizes
+    text = """version: 1
+workloads:
+  data:
+    jobs: [{rw: randrw, rwmixread: 80, bs: 8k, iodepth: 32, numjobs: 4, ioengine: libaio}]
+    require: {iops: 12000, latency: 5ms, capacity: 1TiB}
+    caching: [none]
+  log:
+    jobs: [{rw: write, bs: 64k, iodepth: 4, ioengine: libaio}]
+    require: {bandwidth: 100MB/s, latency: 3ms, capacity: 256GiB}
+    caching: [none]
+search: {kind: disks, vms: ["Standard_E*s_v5"], skus: [premium-v2]}
+"""
+    doc = _plan(iolab, tmp_path, text)
+    cands = doc["candidates"]
+    assert len(cands) == 5 and len({c["config"]["vm"] for c in cands}) == 5
+    assert [c["monthly_cost"] for c in cands] == sorted(c["monthly_cost"] for c in cands)
+    assert _plan(iolab, tmp_path, text, "--top", "1")["candidates"][0]["monthly_cost"] == cands[0]["monthly_cost"]

@@ -186,9 +186,16 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     candidates: list[MachineCandidate] = []
     slow: list[Miss] = []
     checked = 0
+    shown: set = set()
     for cost, _, v, rows in found:
         if len(candidates) >= top or (tail is not None and checked >= tail.top):
             break
+        # as for one workload: a layout that differs from a better one only in a setting, or in
+        # the count and size of a provisioned or size-scaled type, is not shown again
+        variant = tuple(b.variant(r) for b, r in (p.batch(i) for p, i in zip(parts, rows)))
+        if variant in shown:
+            continue
+        shown.add(variant)
         config = _config(parts, vm_ids[v], rows, req.clients)
         pred, figures = _predict(req, parts, config)
         if not _holds(parts, pred, figures, vm_limit):
