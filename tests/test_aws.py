@@ -341,3 +341,30 @@ def test_the_ranking_shows_one_layout_per_instance_and_volume_type():
     assert len(kinds) == 5 and len(set(kinds)) == 5
     assert kinds[:3] == [("m6a.4xlarge", "gp3"), ("m6i.4xlarge", "gp3"), ("r6i.4xlarge", "gp3")]
     assert [c["monthly_cost"] for c in cands] == sorted(c["monthly_cost"] for c in cands)
+
+
+def test_several_workloads_on_one_instance_worked_by_hand():
+    """tests/data/plan/aws-workloads.yaml: data 12,000 IOPS of 8 KiB (1 TiB), log 100 MB/s of
+    64 KiB sequential writes (256 GiB), on m6i/m6a with gp3, io2 or gp2.
+
+    By hand (us-east-1): the instance's EBS baseline must carry 12,000 + 1,526 IOPS at most 80 %
+    busy: m6a.4xlarge (20,000 IOPS, 68 %) at 0.6912 $/h x 730 = $504.58 (m6a.2xlarge's 12,000
+    IOPS would be 100 % busy with the data alone). Data: eight 128 GiB gp3 carry 12,000 IOPS at
+    50 % of their free 3,000 each; log: one 256 GiB gp3, 100 MB/s of its free 131.1 MB/s (76 %).
+    1,280 GiB x $0.08 = $102.40: $606.98."""
+    out = plan(ROOT / "tests" / "data" / "plan" / "aws-workloads.yaml")
+    best = out["candidates"][0]
+    assert best["config"]["vm"] == "m6a.4xlarge"
+    assert best["monthly_cost"] == pytest.approx(504.58 + 1280 * 0.08, abs=0.01)
+    assert best["bill"]["disks"] == pytest.approx(102.40, abs=0.01)
+    assert best["prediction"]["bottleneck"]["utilization"] == pytest.approx(100e6 / (125 * MiB), abs=0.002)
+    reasons = " ".join(r for m in out["near_misses"] for r in m["lacks"])
+    assert "m6a.2xlarge" in json.dumps(out["near_misses"]) and "the instance's EBS limit would be 100% busy" in reasons
+
+
+def test_gp2_between_170_and_334_gib_holds_128_mib_s():
+    # the EBS page: "larger than 170 GiB but smaller than 334 GiB deliver a maximum throughput of
+    # 250 MiB/s if burst credits are available"; sustained, 128 MiB/s; from 334 GiB, 250 MiB/s
+    gp2 = bundled_catalog().scaled["gp2"]
+    assert [float(gp2.sustained(s * GiB)[1]) / MiB for s in (100, 170, 256, 333, 334, 1000)] == \
+        [128, 128, 128, 128, 250, 250]

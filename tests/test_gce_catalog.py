@@ -192,8 +192,8 @@ def test_several_workloads_on_google_cloud_are_refused(iolab, tmp_path):
     r = iolab("plan", path)
     assert r.code == 2
     assert r.err.strip() == (f"error: {path}: workloads: several workloads on one machine are planned on Azure "
-                             "managed disks only; the search names Google Cloud (gcp) parts (search.vms[0] "
-                             "n2-standard-8, search.skus[0] pd-ssd)")
+                             "managed disks and AWS EBS volumes only; the search names Google Cloud (gcp) parts "
+                             "(search.vms[0] n2-standard-8, search.skus[0] pd-ssd)")
 
 
 def test_a_catalog_row_of_an_unknown_cloud_names_the_file_and_field(iolab, tmp_path):
