@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .prediction import Prediction
     from .sim import Simulation
 
-__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "vm_words", "rate_bound", "rate_words", "explain", "reach_text",
+__all__ = ["WHY", "Bottleneck", "of_prediction", "of_simulation", "KIND_WORDS", "VM_WORDS", "vm_words", "rate_bound", "rate_words", "explain", "reach_text",
            "think_words"]
 
 #: why a bottleneck was chosen: a cap at least 90 % busy, a full slot limit, fio's rate
@@ -111,14 +111,17 @@ class Bottleneck:
         return f"{_cap(words)} it: {self.resource} is {format_percent(self.utilization, 1)} busy."
 
 
+VM_WORDS = {"azure": "the VM's uncached limit", "aws": "the instance's EBS limit", "gcp": "the machine's disk limit"}
+"""How a VM's cap on its disks reads in each cloud: Azure's uncached limit, an EC2
+instance's EBS limit, a Compute Engine machine's limit per disk type."""
+
+
 def vm_words(resource: str) -> str:
-    """How a VM's cap on its disks reads, by its label: Azure's uncached limit, an EC2
-    instance's EBS limit, a Compute Engine machine's limit per disk type."""
+    """:data:`VM_WORDS` for the cloud a VM cap's label names (``m6i.xlarge EBS limit``,
+    ``n2-standard-8 pd-ssd limit``, ``Standard_DS13 uncached``)."""
     if resource.endswith(" EBS limit"):
-        return "the instance's EBS limit"
-    if resource.endswith(" limit"):
-        return "the machine's disk limit"
-    return "the VM's uncached limit"
+        return VM_WORDS["aws"]
+    return VM_WORDS["gcp"] if resource.endswith(" limit") else VM_WORDS["azure"]
 
 
 def _cap(text: str) -> str:

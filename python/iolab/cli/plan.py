@@ -128,18 +128,16 @@ def _say(x, markup: bool = True) -> None:
     """Print a line or a table. On a terminal as Rich lays it out; elsewhere (a pipe, a
     file) never hard-wrapped: each line, reason and note whole on one line, and a table at
     its full width, one row a line, so that grep finds what it looks for."""
-    if console.is_terminal:
-        console.print(x, markup=markup)
-    elif isinstance(x, Table):
-        width = console.width
-        try:
-            console.width = 1 << 16  # measured unbounded: Rich never lays a table out wider than the console
-            console.width = max(width, console.measure(x).maximum)
-            console.print(x)
-        finally:
-            console.width = width
-    else:
-        console.print(x, soft_wrap=True, markup=markup)
+    if console.is_terminal or not isinstance(x, Table):
+        console.print(x, markup=markup)  # text: never hard-wrapped off a terminal (cli.common's console)
+        return
+    width = console.width
+    try:
+        console.width = 1 << 16  # measured unbounded: Rich never lays a table out wider than the console
+        console.width = max(width, console.measure(x).maximum)
+        console.print(x)
+    finally:
+        console.width = width
 
 
 def _print(p: Plan, file: Path) -> None:

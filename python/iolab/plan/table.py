@@ -77,12 +77,11 @@ WORDS = {
 }
 """How a resource kind reads in an explanation."""
 
-VM_WORDS = {"aws": "the instance's EBS limit", "gcp": "the machine's disk limit"}
-"""How a VM's cap on its disks reads where its cloud does not call it uncached."""
-
-
 def words(kind: str, cloud: str | None = None) -> str:
-    """How resource ``kind`` reads in an explanation of a plan in ``cloud``."""
+    """How resource ``kind`` reads in an explanation of a plan in ``cloud`` (a VM's cap on
+    its disks in that cloud's words, :data:`iolab.bottleneck.VM_WORDS`)."""
+    from ..bottleneck import VM_WORDS
+
     if kind == "vm" and cloud in VM_WORDS:
         return VM_WORDS[cloud]
     return WORDS.get(kind, kind)
