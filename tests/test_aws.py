@@ -299,6 +299,11 @@ def test_simulate_a_gp2_volume_running_out_of_credits():
     out = simulate(ROOT / "examples" / "aws-gp2-burst.yaml", "--duration", "2500s", "--interval", "100s")
     assert_burst_then_baseline(out["series"], "iops", 3000, 300, 2000, 100)
     assert out["iops"] == pytest.approx((2000 * 3000 + 500 * 300) / 2500, rel=REL)
+    # While it bursts the volume is ten times as busy as it sustains: the sentence says so
+    # in those words, not "1000% busy" beside a table whose busy column reads 100 %.
+    text = iolab("simulate", ROOT / "examples" / "aws-gp2-burst.yaml", "--duration", "100s").stdout
+    assert ("Bottleneck: The disks limit it: data: gp2 #1 is busy at 1000.0% of its sustained rate, "
+            "on burst credits.") in text
 
 
 def test_aws_plan_takes_its_default_region_and_refuses_an_azure_one():

@@ -108,6 +108,9 @@ class Bottleneck:
             return (f"{_cap(words)} it: {self.resource} has {self.utilization:.1f}× "
                     "as many IOs wanting in as it has slots; the rest wait at the client.")
         words = vm_words(self.resource) + " caps" if self.kind == "vm" else KIND_WORDS.get(self.kind, self.kind)
+        if self.utilization > 1.0005:  # the simulator's cap ran on burst credits above what it sustains
+            return (f"{_cap(words)} it: {self.resource} is busy at {format_percent(self.utilization, 1)} of its "
+                    "sustained rate, on burst credits.")
         return f"{_cap(words)} it: {self.resource} is {format_percent(self.utilization, 1)} busy."
 
 
