@@ -126,7 +126,7 @@ def test_gp3_provisioning_at_its_ratio_limits():
     ("m6i.4xlarge", "{sku: io2, size: 100GiB, iops: 5000, bandwidth: 300MiB/s}", "16k",
      ["volumes.data.disks[0]", "io2 bandwidth follows from iops"]),
     ("m6i.4xlarge", "{sku: gp2}", "16k", ["volumes.data.disks[0].size", "gp2"]),  # its baseline is per GiB
-    ("m6i.xlarge", "{sku: P30}", "8k", ["m6i.xlarge is an AWS (aws) VM size", "P30 is an Azure (azure) disk"]),
+    ("m6i.xlarge", "{sku: P30}", "8k", ["m6i.xlarge is an AWS (aws) instance type", "P30 is an Azure (azure) disk"]),
 ], ids=["io2-bandwidth", "gp2-size", "clouds-mixed"])
 def test_a_scenario_aws_cannot_build_is_refused_naming_the_field(tmp_path, vm, disk, bs, words):
     path = tmp_path / "s.yaml"

@@ -95,6 +95,11 @@ def test_scenario_mixing_clouds_is_refused(iolab, tmp_path):
     one = tmp_path / "one.yaml"
     one.write_text(SHARE.format(vm="Standard_D16s_v5", service="anf", level="ultra"))
     assert iolab("check", one).code == 0
+    # each cloud's own word for a VM's kind: Compute Engine's machine type
+    mixed.write_text(SHARE.format(vm="n2-standard-32", service="anf", level="ultra"))
+    r = iolab("check", mixed)
+    assert r.code == 2 and ("clients.vm n2-standard-32 is a Google Cloud (gcp) machine type but "
+                            "volumes.share.service anf-ultra is an Azure (azure) service level") in r.err
 
 
 def test_requirements_mixing_clouds_is_refused(iolab, tmp_path):

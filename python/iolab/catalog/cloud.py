@@ -33,13 +33,15 @@ DEFAULT_CLOUD = "azure"
 
 @dataclass(frozen=True)
 class Cloud:
-    """One cloud: its ``name`` (``gcp``), ``title`` (``Google Cloud``), ``regions`` and the
-    region used when none is given (``default_region``)."""
+    """One cloud: its ``name`` (``gcp``), ``title`` (``Google Cloud``), ``regions``, the
+    region used when none is given (``default_region``) and what it calls a VM's kind
+    (``vm_noun``: ``machine type``)."""
 
     name: str
     title: str
     default_region: str
     regions: tuple[str, ...]
+    vm_noun: str = "VM size"
 
     def label(self) -> str:
         """``Google Cloud (gcp)``: how messages name the cloud."""
@@ -49,8 +51,8 @@ class Cloud:
 @dataclass(frozen=True)
 class Part:
     """One part of a scenario or requirements file that belongs to a cloud: where the file
-    names it (``clients.vm``), its catalog id (``n2-standard-32``), what it is (``VM size``)
-    and its cloud."""
+    names it (``clients.vm``), its catalog id (``n2-standard-32``), what it is (``VM size``,
+    which messages say in its cloud's words: ``machine type``) and its cloud."""
 
     field: str
     ident: str
@@ -71,7 +73,7 @@ def clouds() -> Mapping[str, Cloud]:
         regions = tuple(str(r) for r in body["regions"])
         if key not in CLOUD_NAMES or body["default_region"] not in regions:
             raise InputError(f"cloud {key!r}: unknown name or default region outside its regions", file=name)
-        out[key] = Cloud(key, body["title"], body["default_region"], regions)
+        out[key] = Cloud(key, body["title"], body["default_region"], regions, body.get("vm_noun", "VM size"))
     seen: dict[str, str] = {}
     for c in out.values():
         for r in c.regions:
@@ -127,9 +129,15 @@ def one_cloud(parts: Iterable[Part], *, file: str | None = None, kind: str = "sc
             first = p
         elif p.cloud != first.cloud:
             raise RuleViolation("one-cloud", f"{first.field} {first.ident} is {_an(_label(first.cloud))} "
-                                f"{first.what} but {p.field} {p.ident} is {_an(_label(p.cloud))} {p.what}: "
+                                f"{_what(first)} but {p.field} {p.ident} is {_an(_label(p.cloud))} {_what(p)}: "
                                 f"a {kind}'s parts come from one cloud", file=file, field=p.field)
     return first.cloud if first else None
+
+
+def _what(part: Part) -> str:
+    """What ``part`` is, a VM in its cloud's words (``instance type`` on AWS)."""
+    found = clouds().get(part.cloud)
+    return found.vm_noun if found is not None and part.what == "VM size" else part.what
 
 
 def _label(name: str) -> str:
