@@ -135,6 +135,15 @@ def test_list_match_keeps_the_rows_a_glob_names_any_case(iolab):
                                   "'n2-standard-*'\n")
 
 
+def test_machine_types_are_listed_by_size_with_numbers_read_as_numbers(iolab):
+    # Compute Engine's N2 standard shapes: 2 to 128 vCPUs, the table in that order (as text,
+    # n2-standard-128 would come first and n2-standard-8 after n2-standard-64).
+    r = iolab("catalog", "list", "vms", "--cloud", "gcp", "--match", "n2-standard-*")
+    assert r.code == 0, r.err
+    listed = [line.split()[0] for line in r.out.splitlines() if line.startswith("n2-standard-")]
+    assert listed == [f"n2-standard-{n}" for n in (2, 4, 8, 16, 32, 48, 64, 80, 96, 128)]
+
+
 def test_show_a_machine_of_another_cloud_without_azures_fields(iolab):
     # n2-standard-32: Persistent Disk caps per type, no host cache, no burst, no premium storage
     out = iolab("catalog", "show", "n2-standard-32").out

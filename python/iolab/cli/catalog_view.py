@@ -4,6 +4,7 @@ catalog command runs, so that starting iolab does not load the catalog."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -174,13 +175,19 @@ def _gce_table(rows: list[Vm], cat: Catalog) -> Table:
                caption=_price_caption(cat), columns=["id", "vCPU/\nGiB", "disks", "pd-balanced\nIOPS", "MiB/s",
                                                      "pd-ssd\nIOPS", "MiB/s", "network\nMbit/s", "Tier_1\nMbit/s",
                                                      "$/month"])
-    for v in rows:
+    for v in sorted(rows, key=lambda v: _natural(v.id)):
         caps = [(v.disk_caps(tier) or ((None, None), None))[0] for tier in ("pd-balanced", "pd-ssd")]
         t.add_row(v.id, f"{_cell(v, 'vcpus')}/{_cell(v, 'memory', GiB)}", _cell(v, "max_data_disks"),
                   _num(caps[0][0]), _num(caps[0][1], MiB), _num(caps[1][0]), _num(caps[1][1], MiB),
                   _cell(v, "network_bandwidth", 1e6 / 8), _cell(v, "tier_1_bandwidth", 1e6 / 8),
                   _money(v, "price_per_month", cat))
     return t
+
+
+def _natural(ident: str) -> tuple:
+    """A machine type's id as it sorts for a reader: its numbers as numbers, so
+    n2-standard-8 comes before n2-standard-16 and n2-standard-128 last."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", ident) if p)
 
 
 def _ec2_table(rows: list[Vm], cat: Catalog) -> Table:
