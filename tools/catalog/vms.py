@@ -53,7 +53,7 @@ FIELDS = (
     "uncached_iops", "uncached_bandwidth", "burst_iops", "burst_bandwidth", "burst_kind",
     "cached_iops", "cached_bandwidth", "cache_size", "temp_iops", "temp_bandwidth",
     "premium_v2_iops", "premium_v2_bandwidth", "ultra_iops", "ultra_bandwidth",
-    "network_bandwidth", "price_per_hour", "price_per_month", "source", "assumptions", "notes",
+    "network_bandwidth", "receive_bandwidth", "price_per_hour", "price_per_month", "source", "assumptions", "notes",
 )
 """Every field a row may have, in the order rows are written."""
 

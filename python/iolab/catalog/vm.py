@@ -73,6 +73,8 @@ class Vm(CloudRow):
       ``ultra_bandwidth``: the uncached caps over Premium SSD v2 and Ultra Disk where the
       page gives them apart from the Premium SSD caps (None: the page gives none).
     - ``network_bandwidth``: aggregate egress bytes/s over all NICs (not guaranteed).
+    - ``receive_bandwidth``: what the size can receive, where a page states it (its NIC's
+      speed; ingress is not metered); None: the model takes a multiple of the egress figure.
     - ``tier_1_bandwidth``: the same with Compute Engine's Tier_1 networking (a paid option
       of the larger sizes; None where the size has none). Not used unless a scenario takes
       it as its ``clients.limits.network_bandwidth``.
@@ -115,6 +117,7 @@ class Vm(CloudRow):
     ultra_iops: PositiveOps | None = None
     ultra_bandwidth: PositiveRate | None = None
     network_bandwidth: PositiveRate | None = None
+    receive_bandwidth: PositiveRate | None = None
     tier_1_bandwidth: PositiveRate | None = None
     price_per_month: NonNegativeFloat | None = None
     arch: Literal["x86_64", "arm64"] = "x86_64"

@@ -100,7 +100,7 @@ def _plain(model: type, field: str, v: Any, *, binary: bool = False) -> str:
         return f"{format_rate(v.bandwidth, binary=True)} up to {format_size(v.size)}"
     unit = unit_of(model, field)
     if unit == "rate":
-        if field in ("network_bandwidth", "tier_1_bandwidth"):
+        if field in ("network_bandwidth", "receive_bandwidth", "tier_1_bandwidth"):
             return f"{_num(v, 1e6 / 8)} Mbit/s"  # as the VM size pages state it
         return f"{_num(v, MiB)} MiB/s" if binary else f"{_num(v, 1e6)} MB/s"
     if unit == "size":

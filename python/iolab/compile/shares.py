@@ -253,6 +253,12 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
         n = vol.session_slots or proto.session_slots
         if n:
             session = b.slots(f"{p}{name}: NFSv4.1 session slots", "session", n)
+        per_conn = proto.slots_per_connection
+        if per_conn and (not n or n > count * per_conn):
+            # the server takes at most per_conn requests on one connection: a session with
+            # more slots than its connections take is held by the connections
+            per_conn_slots = [b.slots(f"{p}{name}: {word} #{i + 1} slots", "connection", per_conn)
+                              for i in range(count)]
 
     for sj in jobs:
         fio = read_ahead(b, name, vol, proto, sj.fio)
@@ -281,8 +287,9 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
                 return (Visit(c, nbytes),) + ((Visit(w, nbytes),) if w and direction == "write" else ())
 
             if vol.protocol == "nfs4.1":
-                spread = Fork(tuple(at(c, w) for c, w in zip(conns, writes)), 1, "round-robin")
-                inner: tuple[Step, ...] = (spread,) + tail
+                spread = Fork(tuple(((Hold(sl, at(c, w) + tail),) if sl else at(c, w))
+                                    for c, w, sl in zip(conns, writes, per_conn_slots)), 1, "round-robin")
+                inner: tuple[Step, ...] = (spread,) + (() if per_conn_slots[0] else tail)
                 route = client_side + ((Hold(session, inner),) if session else inner)
             else:
                 branches = []
