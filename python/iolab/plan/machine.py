@@ -381,6 +381,8 @@ def _by_tier(req: Requirements, vm_ids: list[str], tiered: list[tuple[str | None
     row = np.where(code >= 0, own[np.maximum(code, 0), vm], False)  # vm -1 (not searched) reads the False column
     for i, t in enumerate(tiers):
         mine = row & (code == i)
+        if not mine.any():  # no machine searched has caps of its own for the type (EBS, Hyperdisk)
+            continue
         path[tier_kind(t)] = np.where(mine, path["vm"], 0.0)
         load[tier_kind(t)] = np.where(mine, load["vm"], 0.0)
     path["vm"] = np.where(row, 0.0, path["vm"])
