@@ -185,17 +185,6 @@ def test_plan_on_google_cloud_answers_a_priced_configuration(iolab):
         assert vm is None or cat.vm(vm).cloud == "gcp"
 
 
-def test_several_workloads_on_google_cloud_are_refused(iolab, tmp_path):
-    path = tmp_path / "w.yaml"
-    path.write_text("version: 1\nsearch: {kind: disks, vms: [n2-standard-8], skus: [pd-ssd]}\nworkloads:\n"
-                    "  data: {jobs: [{rw: randread, bs: 8k, iodepth: 8}], require: {iops: 1000}}\n")
-    r = iolab("plan", path)
-    assert r.code == 2
-    assert r.err.strip() == (f"error: {path}: workloads: several workloads on one machine are planned on Azure "
-                             "managed disks and AWS EBS volumes only; the search names Google Cloud (gcp) parts "
-                             "(search.vms[0] n2-standard-8, search.skus[0] pd-ssd)")
-
-
 def test_a_catalog_row_of_an_unknown_cloud_names_the_file_and_field(iolab, tmp_path):
     mine = tmp_path / "mine.yaml"
     mine.write_text("vms:\n  my-vm: {cloud: gpc, vcpus: 4, memory: 16GiB, max_data_disks: 8, premium_storage: true, "

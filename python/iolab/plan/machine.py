@@ -5,9 +5,12 @@ allowed host caching) is searched on its own first — every VM × SKU × count 
 for one workload. A row that fails its own requirements alone fails with company too (the
 VM's caps only get busier), so only rows that pass alone are combined. The workloads then
 share the VM: its uncached and cached caps carry the sum of their loads, and its data-disk
-slots the sum of their disks. A workload's mean latency is its own part (disks, delays)
-plus its demand at each VM cap stretched by that cap's *combined* utilization,
-``D / (1 − U_total)``.
+slots the sum of their disks. A Compute Engine machine caps each disk type apart: its caps
+for a type (``disk_limits``) carry the loads of the workloads whose volumes use that type
+only, and a type it has no caps for (Hyperdisk) falls to its uncached caps, as the compiler's
+(:meth:`iolab.compile.vm.ClientVm.disk_cap`). A workload's mean latency is its own part
+(disks, delays) plus its demand at each VM cap stretched by that cap's *combined*
+utilization, ``D / (1 − U_total)``.
 
 Per VM and workload the rows kept for combining are, for each host-caching load and disk
 count, those no cheaper row beats on latency, at most :data:`MAX_COMBINATIONS` ^ (1 / W)
@@ -24,19 +27,18 @@ from functools import cached_property
 import numpy as np
 
 from ..analytic import residence
-from ..catalog import DiskSku
+from ..errors import SchemaError
 from ..network import Network
 from ..units import format_duration, format_ops, format_rate
 from . import space
 from .config import Config
 from .cost import bill, price_entry, unpriced
 from .labels import dearer
-from .disks import Clients, Streams, search_fixed
+from .disks import Clients, Streams
 from .prediction import LoadPrediction, predict_at_load
-from .provisioned import search_provisioned
-from .scaled import search_scaled
 from .rank import Candidate, KindBest, Miss, Unpriced, failing_kinds, lacks, over_margin
 from .requirements import Requirements
+from .search import disk_batches
 from .table import TOLERANCE, Batch, Limits, words
 from .tail import TailCheck, TailOptions, ios_for, simulate_open, tail_of
 from .workload import Workload
@@ -46,6 +48,22 @@ __all__ = ["MachinePlan", "MachineCandidate", "plan_machine", "MAX_COMBINATIONS"
 MAX_COMBINATIONS = 4096
 """Most combinations of the workloads' volumes evaluated per VM size."""
 _VM_KINDS = ("vm", "vm-cache")
+"""The VM caps every machine may have; a Compute Engine machine's caps per disk type add
+one kind each (:func:`tier_kind`)."""
+_TIER = "vm:"
+
+
+def tier_kind(tier: str) -> str:
+    """The kind of a machine's own caps over its disks of ``tier`` (``vm:pd-ssd``)."""
+    return _TIER + tier
+
+
+def kind_words(kind: str, cloud: str | None) -> str:
+    """How a VM cap kind reads in an explanation: ``the machine's pd-ssd limit`` for a
+    Compute Engine machine's caps of one disk type, else :func:`~iolab.plan.table.words`."""
+    if kind.startswith(_TIER):
+        return f"the machine's {kind[len(_TIER):]} limit"
+    return words(kind, cloud)
 
 
 @dataclass
@@ -61,7 +79,7 @@ class _Part:
     vm: np.ndarray
     disk_cost: np.ndarray
     base: np.ndarray                       # latency without the VM caps' terms
-    path: dict[str, np.ndarray]            # demand per IO on the path at each VM cap kind
+    path: dict[str, np.ndarray]            # demand per IO on the path at each VM cap kind (vm, vm-cache, vm:TIER)
     load: dict[str, np.ndarray]            # utilization this workload alone puts on each VM cap kind
     count: np.ndarray
     ok: np.ndarray                         # passes its own requirements alone
@@ -76,8 +94,8 @@ class _Part:
         the same for rows whose VM-cap loads (to 9 digits), demands (to 12) and disk count
         are the same."""
         ok = np.nonzero(self.ok)[0]
-        columns = [_rounded(self.load["vm"][ok], 9), _rounded(self.load["vm-cache"][ok], 9),
-                   _rounded(self.path["vm"][ok], 12), _rounded(self.path["vm-cache"][ok], 12), self.count[ok]]
+        columns = ([_rounded(u[ok], 9) for u in self.load.values()] + [_rounded(d[ok], 12) for d in self.path.values()]
+                   + [self.count[ok]])
         code = np.zeros(len(ok), dtype=np.int64)
         for column in columns:  # one column at a time, renumbered so that the codes stay small
             values, inverse = np.unique(column, return_inverse=True)
@@ -170,12 +188,8 @@ class MachinePlan:
 def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = None, explain: int = 8) -> MachinePlan:
     """The cheapest VM with a volume for each of ``req.workloads``."""
     vm_ids = space.vms(req)
-    sku_ids = space.skus(req)
-    cat = req.catalog
-    fixed: list[DiskSku] = [cat.disks[s] for s in sku_ids if s in cat.disks]
-    provisioned = [cat.provisioned[s] for s in sku_ids if s in cat.provisioned]
-    scaled = [cat.scaled[s] for s in sku_ids if s in cat.scaled]
-    parts = [_part(p, vm_ids, fixed, provisioned, scaled) for p in req.workloads]
+    _caching_allowed(req)
+    parts = _with_every_kind([_part(p, vm_ids) for p in req.workloads])
     clients = Clients.of(req.workloads[0], vm_ids, Streams.of(parts[0].wl).sizes)
     vm_limit = min(p.limits.max_utilization for p in parts)
     per = max(2, int(MAX_COMBINATIONS ** (1 / len(parts))))
@@ -242,6 +256,19 @@ def plan_machine(req: Requirements, top: int = 5, tail: TailOptions | None = Non
     return MachinePlan(req, tuple(p.wl for p in parts), tuple(candidates), evaluated, len(found), tuple(rejected),
                        nearest, checked, (), tuple(closest[:explain]), kinds,
                        tuple(_unpriced(req, parts, vm_ids, found, candidates, explain)))
+
+
+def _caching_allowed(req: Requirements) -> None:
+    """Raise :class:`~iolab.errors.SchemaError` (exit 2, naming ``workloads.NAME.caching``)
+    for a workload that allows host caching only where no disk searched has it (Google Cloud
+    and EBS volumes never do): nothing could be evaluated for it."""
+    ids = space.skus(req)
+    if any(req.catalog.disk(s).host_caching for s in ids):
+        return
+    for part in req.workloads:
+        if "none" not in part.search.caching:
+            raise SchemaError(f"{' or '.join(part.search.caching)} only, but no disk searched has host caching "
+                              f"({', '.join(ids)}): add none", file=req.file, field=f"workloads.{part.name}.caching")
 
 
 def _unpriced(req: Requirements, parts: list[_Part], vm_ids: list[str], found: "_Found",
@@ -315,12 +342,11 @@ class _Found:
             yield float(self.cost[i]), float(self.busiest[i]), int(self.vm[i]), tuple(int(x) for x in self.grid[:, i])
 
 
-def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list, scaled: list) -> _Part:
+def _part(req: Requirements, vm_ids: list[str]) -> _Part:
     wl = Workload.of(req)
-    st = Streams.of(wl)
-    cl = Clients.of(req, vm_ids, st.sizes)
-    batches = [b for b in search_fixed(req, wl, cl, st, fixed) + search_provisioned(req, wl, cl, st, provisioned)
-               + search_scaled(req, wl, cl, st, scaled) if len(b)]
+    cl, _, tiered = disk_batches(req, wl, vm_ids)
+    tiered = [(t, b) for t, b in tiered if len(b)]
+    batches = [b for _, b in tiered]
     limits = Limits.of(req)
     pos = {vm: i for i, vm in enumerate(vm_ids)}
 
@@ -331,14 +357,46 @@ def _part(req: Requirements, vm_ids: list[str], fixed: list, provisioned: list, 
     latency = cat(lambda b: b.latency)
     path = {k: cat(lambda b, k=k: np.asarray(b.vm_path.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}
     load = {k: cat(lambda b, k=k: np.asarray(b.util.get(k, np.zeros(len(b))), dtype=float)) for k in _VM_KINDS}
+    _by_tier(req, vm_ids, tiered, vm, path, load)
     base = latency.copy()
-    for k in _VM_KINDS:
+    for k in load:
         base = base - np.where(load[k] < 1, residence(path[k], load[k]), 0.0)
-    return _Part(req, wl, limits, batches, cat(lambda b: np.full(len(b), batches.index(b))).astype(int),
+    return _Part(req, wl, limits, batches, np.repeat(np.arange(len(batches)), [len(b) for b in batches]).astype(int),
                  cat(lambda b: np.arange(len(b))).astype(int), vm,
                  cat(lambda b: b.cost) - (cl.price[vm] if len(vm) else 0.0), base, path, load,
                  cat(lambda b: b.count).astype(int), cat(lambda b: b.feasible(limits)).astype(bool),
                  cat(lambda b: b.ratio(limits)))
+
+
+def _by_tier(req: Requirements, vm_ids: list[str], tiered: list[tuple[str | None, Batch]], vm: np.ndarray,
+             path: dict[str, np.ndarray], load: dict[str, np.ndarray]) -> None:
+    """Move the ``vm`` figures of rows whose VM caps their disk type by its own caps (a
+    Compute Engine machine's ``disk_limits``: a batch of that type found them there) to that
+    type's kind (:func:`tier_kind`), in place; the other rows keep them on the uncached caps."""
+    tiers = list(dict.fromkeys(t for t, _ in tiered if t is not None))
+    if not tiers:
+        return
+    code = np.concatenate([np.full(len(b), -1 if t is None else tiers.index(t)) for t, b in tiered])
+    own = np.array([[req.catalog.vms[v].disk_caps(t) is not None for v in vm_ids] + [False] for t in tiers])
+    row = np.where(code >= 0, own[np.maximum(code, 0), vm], False)  # vm -1 (not searched) reads the False column
+    for i, t in enumerate(tiers):
+        mine = row & (code == i)
+        if not mine.any():  # no machine searched has caps of its own for the type (EBS, Hyperdisk)
+            continue
+        path[tier_kind(t)] = np.where(mine, path["vm"], 0.0)
+        load[tier_kind(t)] = np.where(mine, load["vm"], 0.0)
+    path["vm"] = np.where(row, 0.0, path["vm"])
+    load["vm"] = np.where(row, 0.0, load["vm"])
+
+
+def _with_every_kind(parts: list[_Part]) -> list[_Part]:
+    """``parts``, each with every VM cap kind any of them has (zero where it has none)."""
+    kinds = list(dict.fromkeys(k for p in parts for k in p.load))
+    for p in parts:
+        for k in kinds:
+            p.path.setdefault(k, np.zeros(len(p.vm)))
+            p.load.setdefault(k, np.zeros(len(p.vm)))
+    return parts
 
 
 def _layouts(parts: list[_Part], clients, vms: int, vm_limit: float, per: int):
@@ -447,16 +505,16 @@ def _rounded(values: np.ndarray, digits: int) -> np.ndarray:
 def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: int):
     """Feasibility of each combination (columns of ``grid``), its busiest VM cap, its
     shortfall (the worst ratio of a figure to its limit) and each workload's latency."""
-    u = {k: sum(p.load[k][grid[w]] for w, p in enumerate(parts)) for k in _VM_KINDS}
+    u = {k: sum(p.load[k][grid[w]] for w, p in enumerate(parts)) for k in parts[0].load}
     latencies = []
     for w, p in enumerate(parts):
         lat = p.base[grid[w]].copy()
-        for k in _VM_KINDS:
+        for k in u:
             d = p.path[k][grid[w]]
             lat = lat + residence(d, u[k])
         latencies.append(lat)
     disks = sum(p.count[grid[w]] for w, p in enumerate(parts))
-    busiest = np.maximum(u["vm"], u["vm-cache"])
+    busiest = np.maximum.reduce(list(u.values()))
     shortfall = np.maximum(busiest / vm_limit, disks / max_disks)
     for p, lat in zip(parts, latencies):
         if p.limits.latency is not None:
@@ -555,12 +613,12 @@ def _explain(req: Requirements, parts: list[_Part], vm_ids: list[str], clients: 
         grid = np.array(rows)[:, None]
         _, _, _, latencies = _combined(parts, grid, vm_limit, int(clients.max_disks[v]))
         text = []
-        for k in _VM_KINDS:
+        for k in parts[0].load:
             loads = [float(p.load[k][i]) for p, i in zip(parts, rows)]
             if sum(loads) > vm_limit * (1 + TOLERANCE):
-                split = ", ".join(f"{p.req.name} {u:.0%}" for p, u in zip(parts, loads))
+                split = ", ".join(f"{p.req.name} {u:.0%}" for p, u in zip(parts, loads) if u > 0)
                 busy, most = over_margin(sum(loads), vm_limit)
-                text.append(f"{words(k, req.catalog.cloud)} would be {busy} busy ({split}), over the {most} allowed")
+                text.append(f"{kind_words(k, req.catalog.cloud)} would be {busy} busy ({split}), over the {most} allowed")
         disks = sum(int(p.count[i]) for p, i in zip(parts, rows))
         if disks > clients.max_disks[v]:
             text.append(f"the volumes need {disks} data disks; {vm_ids[v]} takes at most {clients.max_disks[v]}")

@@ -451,9 +451,6 @@ def parse_requirements(data: Any, *, file: str = "requirements", base: Path | No
         raise SchemaError(f"expected a whole number of clients from 1 to 1000 (got {clients!r})", file=file,
                           field="clients")
     cloud_name, named = _cloud(search, catalog, file)
-    if "workloads" in data and cloud_name not in (None, DEFAULT_CLOUD, "aws"):
-        raise SchemaError(f"several workloads on one machine are planned on Azure managed disks and AWS EBS volumes only; the search "
-                          f"names {cloud(cloud_name).label()} parts ({named})", file=file, field="workloads")
     if "workloads" in data:
         return _scoped(_machine(data, file, base, catalog, search, clients), cloud_name, named)
     for key in ("jobs", "require"):

@@ -134,11 +134,22 @@ def _on_x86(req: Requirements) -> Requirements:
 
 def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
     from . import space
+
+    clients, skus, tiered = disk_batches(req, wl, space.vms(req))
+    batches = [b for _, b in tiered]
+    return batches, _excluded(req, clients, skus, batches)  # type: ignore[arg-type]
+
+
+def disk_batches(req: Requirements, wl: Workload, vm_ids: list[str]) -> tuple["Clients", list, list[tuple[str | None, Batch]]]:
+    """Every disk batch of ``req``'s SKUs on the VM sizes ``vm_ids`` (fixed-size, provisioned,
+    size-scaled), each with the Google Cloud disk type whose per-machine caps are its rows'
+    VM figures (None: the VM's uncached caps); the VM sizes as :class:`Clients` and the SKUs
+    searched. One plan and several workloads on one machine both search with it."""
+    from . import space
     from .disks import Clients, Streams, search_fixed
     from .provisioned import search_provisioned
     from .scaled import search_scaled
 
-    vm_ids = space.vms(req)
     sku_ids = space.skus(req)
     cat = req.catalog
     fixed = [cat.disks[s] for s in sku_ids if s in cat.disks]
@@ -146,15 +157,16 @@ def _disks(req: Requirements, wl: Workload) -> tuple[list[Batch], list[str]]:
     scaled = [cat.scaled[s] for s in sku_ids if s in cat.scaled]
     st = Streams.of(wl)
     clients = Clients.of(req, vm_ids, st.sizes)
-    batches = search_fixed(req, wl, clients, st, fixed)
+    out: list[tuple[str | None, Batch]] = [(None, b) for b in search_fixed(req, wl, clients, st, fixed)]
     by_tier: dict[str | None, list] = {}
     for sku in provisioned:  # another cloud's disk types: each machine's own caps for the type
         by_tier.setdefault(sku.tier if sku.cloud != "azure" else None, []).append(sku)
     for tier, skus in by_tier.items():
-        batches += search_provisioned(req, wl, clients if tier is None else Clients.of(req, vm_ids, st.sizes, tier),
-                                      st, skus)
-    batches += search_scaled(req, wl, clients, st, scaled)
-    return batches, _excluded(req, clients, fixed + provisioned + scaled, batches)  # type: ignore[operator]
+        found = search_provisioned(req, wl, clients if tier is None else Clients.of(req, vm_ids, st.sizes, tier),
+                                   st, skus)
+        out += [(tier, b) for b in found]
+    out += [(None, b) for b in search_scaled(req, wl, clients, st, scaled)]
+    return clients, fixed + provisioned + scaled, out
 
 
 def _excluded(req: Requirements, clients: Clients, skus: list[DiskSku | ProvisionedDisk],
