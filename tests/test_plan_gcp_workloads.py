@@ -201,7 +201,7 @@ jobs:
      "readonly only, but no disk searched has host caching (pd-balanced, pd-ssd, hyperdisk-extreme): add none"),
     ("iops: 10000,", "iops: lots,", "workloads.data.require.iops", "'lots' is not an operation rate"),
     ("skus: [pd-balanced, pd-ssd, hyperdisk-extreme]", "skus: [pd-ssd, gp3]", "search.skus[1]",
-     "search.vms[0] n2-standard-* is a Google Cloud (gcp) VM size but search.skus[1] gp3 is an AWS (aws) disk"),
+     "search.vms[0] n2-standard-* is a Google Cloud (gcp) machine type but search.skus[1] gp3 is an AWS (aws) disk"),
 ])
 def test_bad_input_names_the_file_and_field(iolab, tmp_path, old, new, field, message):
     """Exit 2, naming the file and the field: host caching that no Google Cloud disk has, a
