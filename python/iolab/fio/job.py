@@ -185,6 +185,11 @@ class FioJob:
         return self.thinktime * self.depth / self.thinktime_blocks
 
     @property
+    def random(self) -> bool:
+        """True when the pattern picks random offsets (``randread``, ``randrw``, ...)."""
+        return self.rw.startswith("rand")
+
+    @property
     def reads(self) -> bool:
         """True when the pattern issues reads."""
         return self.rw in READ_MODES
@@ -273,11 +278,12 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
             pct = integer(opt, 0, 100)
             job["rwmixread"] = pct if opt == "rwmixread" else 100 - pct
         elif opt == "bs":
-            sizes = _triple(opt, text, "4096", lambda t: parse_fio_size(t, kb_base), fail)
+            sizes = _triple(opt, text, "4096", lambda t: _block_size(t, kb_base), fail)
             if 0 in sizes[:2]:
                 raise fail(opt, f"bs must be at least 1 byte, got {text!r}")
-            job["bs"], write = sizes[0], sizes[1]
-            job["bs_write"] = write if write != sizes[0] else None
+            job["_bs"] = sizes
+        elif opt == "bs_is_seq_rand":
+            job["_seq_rand"] = read(opt, parse_fio_bool)
         elif opt == "rate_iops":
             job["_rate_iops"] = _triple(opt, text, "0", lambda t: parse_fio_int(t, kb_base), fail)
         elif opt == "rate":
@@ -298,7 +304,7 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt == "size":
             if text.endswith("%"):
                 job["size"] = None
-                ignored.append("size")
+                ignored.append(f"size={text} (a share of the file or device)")
             else:
                 job["size"] = _positive(opt, read(opt, lambda t: parse_fio_size(t, kb_base)), fail)
         elif opt == "filesize":
@@ -323,6 +329,13 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt in FLAGS:  # time_based, stonewall, group_reporting
             job[opt] = flag(opt)
         # name, description, kb_base: read above or carry no model meaning
+    sizes, seq_rand = job.pop("_bs", None), job.pop("_seq_rand", False)
+    if sizes is not None:
+        if seq_rand:  # fio reads bs as sequential,random: one size for both directions
+            rw = str(job.get("rw", "read"))
+            job["bs"], job["bs_write"] = sizes[1] if rw.startswith("rand") else sizes[0], None
+        else:
+            job["bs"], job["bs_write"] = sizes[0], sizes[1] if sizes[1] != sizes[0] else None
     spin = job.pop("thinktime_spin", None)
     if job.get("thinktime"):
         # fio spins for thinktime_spin, then sleeps what is left of thinktime: the stall
@@ -409,6 +422,26 @@ def _triple(opt: str, text: str, default: str, parse: Callable[[str], int],
         except UnitError as e:
             raise fail(opt, e.message) from None
     return values[0], values[1], values[2]
+
+
+_RANGE = re.compile(r"^\s*(\w+)\s*[-:]\s*(\w+)\s*$", re.ASCII)
+
+
+def _block_size(text: str, kb_base: int) -> int:
+    """One ``bs`` item; a range ``4k-16k`` (which fio cuts to its low end) is refused with the
+    option that spreads sizes over a range."""
+    m = _RANGE.match(text)
+    if m:
+        try:
+            low = parse_fio_size(m.group(1), kb_base)
+            parse_fio_size(m.group(2), kb_base)
+        except UnitError:
+            pass
+        else:
+            raise UnitError(f"{text.strip()!r} is a range: bs takes one size per direction, and fio would run "
+                            f"only {low:,}-byte IOs; for sizes spread over {text.strip()} write bsrange="
+                            f"{text.strip()}")
+    return parse_fio_size(text, kb_base)
 
 
 def _range_mid(opt: str, text: str, kb_base: int, fail: Callable[[str, str], SchemaError]) -> int:

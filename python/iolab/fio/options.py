@@ -79,6 +79,7 @@ _MODELLED = [
     OptionSpec("rwmixread", "int", "percent of reads in a mixed pattern (default 50)"),
     OptionSpec("rwmixwrite", "int", "percent of writes in a mixed pattern"),
     OptionSpec("bs", "sizes", "block size in bytes: read[,write[,trim]]"),
+    OptionSpec("bs_is_seq_rand", "bool", "1: bs (and bssplit, bsrange) give sequential,random sizes, not read,write"),
     OptionSpec("iodepth", "int", "IOs kept in flight per job (asynchronous engines)"),
     OptionSpec("numjobs", "int", "identical clones of the job"),
     OptionSpec("ioengine", "str", "how IO is issued (psync, libaio, io_uring, ...)"),
