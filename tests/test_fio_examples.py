@@ -286,3 +286,38 @@ def test_values_from_the_environment_are_refused(iolab, name, field, variable):
     assert r.code == 2 and "Traceback" not in r.err
     assert f"{path}: {field}: fio would expand {variable} from its environment" in r.err
     assert f"(line {line})" in r.err
+
+
+# --- how much IO a job does -------------------------------------------------------------------
+
+def test_the_io_a_job_does_before_it_stops_is_what_each_file_says():
+    def job(name, job_name):
+        return next(j for j in parse_jobfile(example(name).read_text()) if j.name == job_name)
+
+    # number_ios=1000 of blocksize=4096 stops the job long before its filesize=1G
+    assert job("exitwhat.fio", "slow1").io_bytes == 1000 * 4096
+    assert job("exitwhat.fio", "fast1").io_bytes == GiB
+    # io_size=120g, loops=2 (and offset_increment spreads the 30 clones over the device)
+    assert job("cross-stripe-verify.fio", "write-verify").io_bytes == 2 * 120 * GiB
+    # size=256k, loops=500000
+    assert job("fsx.fio", "file").io_bytes == 500000 * 256 * KiB
+    # size=64k, io_size=4k
+    assert job("http-s3.fio", "create").io_bytes == 4 * KiB
+    page = os.sysconf("SC_PAGE_SIZE")
+    assert job("page_fault.fio", "page_fault_cache_hot").io_bytes == 100 * 64 * page  # size=64*$pagesize, loops=100
+    # size=128z: zones of a device, not bytes
+    assert job("zbd-rand-write-trim-gc.fio", "wjob").io_bytes is None
+
+
+def test_a_phase_lasts_as_long_as_its_io(iolab, tmp_path):
+    (tmp_path / "amounts.fio").write_text(
+        "[global]\nioengine=libaio\ndirect=1\nbs=4k\niodepth=4\nfilesize=1g\n"
+        "[w]\nrw=randwrite\nnumber_ios=5000\n"
+        "[r]\nstonewall\nrw=randread\nsize=64m\nio_size=16m\nloops=2\n")
+    (tmp_path / "s.yaml").write_text("version: 1\nclients:\n  vm: Standard_D16s_v5\nvolumes:\n  data:\n    disks:\n"
+                                     "      - sku: P30\n        count: 4\njobs:\n  - fio_file: amounts.fio\n")
+    r = iolab("predict", tmp_path / "s.yaml", "--json")
+    assert r.code == 0, r.err
+    w, rd = r.json()["phases"]
+    assert w["phase_duration"] * w["bandwidth"] == pytest.approx(5000 * 4096, rel=0.01)
+    assert rd["phase_duration"] * rd["bandwidth"] == pytest.approx(2 * 16 * MiB, rel=0.01)
