@@ -243,7 +243,7 @@ def test_every_number_fio_reads_iolab_reads():
 def test_unmodelled_options_that_change_the_io_are_warned_about(iolab):
     warned = {}
     for name in ("basic-verify.fio", "butterfly.fio", "cross-stripe-verify.fio", "latency-profile.fio",
-                 "fio-rand-RW.fio", "jesd219.fio"):
+                 "zbd-rand-write.fio", "fio-rand-RW.fio", "jesd219.fio"):
         r = iolab("check", example(name), "--json")
         assert r.code == 0, r.err
         warned[name] = [w["message"] for w in r.json()["warnings"]]
@@ -255,6 +255,8 @@ def test_unmodelled_options_that_change_the_io_are_warned_about(iolab):
     # rw=write:112k writes 16 KiB then skips 112 KiB
     assert any("rw=write:112k skips 112k" in w for w in warned["cross-stripe-verify.fio"])
     assert any("latency_target=500000" in w for w in warned["latency-profile.fio"])
+    # zonemode=zbd: a randwrite job writes each zone at its write pointer
+    assert any("job dev1: zonemode=zbd writes each zone" in w for w in warned["zbd-rand-write.fio"])
     # options that do not change the IO are listed, not warned about
     assert warned["fio-rand-RW.fio"] == [] and warned["jesd219.fio"] == []
     r = iolab("check", example("jesd219.fio"))

@@ -10,7 +10,7 @@ becomes a warning (the input is still used as written), printed as
 - A fio option that changes how fast a job issues IO (``thinktime_iotime``, ``flow``,
   ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``) or which IO it
   issues (``verify`` on a job that writes, an offset modifier such as ``rw=write:112k``,
-  ``percentage_random``) but that the model does not take: the prediction is for the job
+  ``percentage_random``, ``zonemode=zbd``) but that the model does not take: the prediction is for the job
   without it (:mod:`iolab.fio.effects`).
 """
 

@@ -70,6 +70,9 @@ def effects(job: FioJob) -> list[Effect]:
                                             "rather than forwards in one run"))
         else:
             found.append(Effect("rw", mode, f"skips {modifier} after each IO, so the IOs are not contiguous"))
+    if job.random and job.writes and str(job.options.get("zonemode", "")).strip() == "zbd":
+        found.append(Effect("zonemode", "zbd", "writes each zone of a zoned device at its write pointer, so the "
+                                               "random writes run sequentially within zones"))
     for opt in ("percentage_random", "percentage_sequential"):
         shares = _percent(str(job.options.get(opt, "")))
         random = [p if opt == "percentage_random" else 100 - p for p in shares]
