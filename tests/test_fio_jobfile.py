@@ -3,12 +3,17 @@ with the right fields; rendering round-trips and is accepted by fio's rules."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+
 import pytest
 
 from conftest import DATA
 from iolab.errors import SchemaError
 from iolab.fio import FioJob, parse_jobfile, render_jobfile
 from iolab.fio.options import parse_fio_int, parse_fio_time
+from iolab.fio.sizes import io_sizes
 
 JOBS = DATA / "fio" / "jobs"
 GiB = 1024**3
@@ -145,7 +150,7 @@ def test_last_of_rwmixread_and_rwmixwrite_wins():
 def test_unmodelled_options_are_reported_not_dropped():
     (job,) = parse_jobfile("[a]\nrw=randread:8\nnorandommap\nrandrepeat=0\nbssplit=4k/50:64k/50\n"
                            "size=50%\nfilesize=1g-3g\n")
-    assert job.ignored == ("rw:8", "norandommap", "randrepeat", "bssplit", "size")
+    assert job.ignored == ("rw:8", "norandommap", "randrepeat", "bssplit", "size=50% (a share of the file or device)")
     assert job.rw == "randread" and job.size is None and job.filesize == 2 * GiB
     assert job.options["bssplit"] == "4k/50:64k/50"
 
@@ -328,3 +333,55 @@ def test_fio_keywords_in_filename_format_are_left_to_fio():
     job = parse_jobfile(text, source="t.fio")[0]
     assert job.options["filename_format"] == "$jobname.$jobnum.$filenum.$clientuid"
     assert parse_jobfile(render_jobfile([job]), source="again.fio")[0].options == job.options
+
+
+# --- what fio reads that fio's examples do not show ----------------------------------------
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_a_job_is_named_as_fio_names_it(tmp_path):
+    text = "[global]\nname=everyone\nioengine=null\nsize=64k\n[a]\n[b]\nname=bee\n[c]\n"
+    path = tmp_path / "names.fio"
+    path.write_text(text)
+    ran = subprocess.run([shutil.which("fio"), "--output-format=json", str(path)], capture_output=True, text=True,
+                         timeout=60, cwd=tmp_path, check=True)
+    fio_names = [j["jobname"] for j in json.loads(ran.stdout)["jobs"]]
+    assert fio_names == ["a", "bee", "c"]  # a [global] name= names no job; a job's own does
+    assert [j.name for j in parse_jobfile(text)] == fio_names
+
+
+#: jobs whose IO sizes fio's own run shows: bs_is_seq_rand reads bs as sequential,random; a
+#: bssplit direction left empty keeps bs (fio parses each direction's list on its own)
+SIZED = ("[global]\nioengine=null\nnorandommap\nsize=4m\n"
+         "[seq-rand-r]\nrw=randread\nbs=4k,64k\nbs_is_seq_rand=1\n"
+         "[seq-rand-s]\nrw=read\nbs=4k,64k\nbs_is_seq_rand=1\n"
+         "[split-no-reads]\nrw=randread\nbs=16k\nbssplit=,4k/50:8k/50\n"
+         "[split-no-writes]\nrw=randwrite\nbs=16k\nbssplit=4k/50:8k/50,\n"
+         "[read-write]\nrw=randwrite\nbs=4k,64k\n")
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_io_sizes_are_the_sizes_fio_issues(tmp_path):
+    path = tmp_path / "sizes.fio"
+    path.write_text(SIZED)
+    ran = subprocess.run([shutil.which("fio"), "--output-format=json", str(path)], capture_output=True, text=True,
+                         timeout=60, cwd=tmp_path, check=True)
+    fio_sizes = {(j["jobname"], d): j[d]["io_bytes"] / j[d]["total_ios"]
+                 for j in json.loads(ran.stdout)["jobs"] for d in ("read", "write") if j[d]["total_ios"]}
+    assert fio_sizes == {("seq-rand-r", "read"): 65536, ("seq-rand-s", "read"): 4096,
+                         ("split-no-reads", "read"): 16384, ("split-no-writes", "write"): 16384,
+                         ("read-write", "write"): 65536}
+    ours = {}
+    for job in parse_jobfile(SIZED):
+        for direction, dist in io_sizes(job).items():
+            if (job.name, direction) in fio_sizes:
+                ours[job.name, direction] = sum(size * share for size, share in dist)
+    assert ours == fio_sizes
+    assert "bs_is_seq_rand" not in parse_jobfile(SIZED)[0].ignored
+
+
+def test_a_range_in_bs_is_refused_naming_bsrange():
+    # fio reads bs=4k-16k as 4k and drops the rest; a range of sizes is bsrange
+    with pytest.raises(SchemaError) as e:
+        parse_jobfile("[a]\nrw=randread\nbs=4k-16k\n", source="r.fio")
+    assert str(e.value) == ("r.fio: [a].bs: '4k-16k' is a range: bs takes one size per direction, and fio would "
+                            "run only 4,096-byte IOs; for sizes spread over 4k-16k write bsrange=4k-16k (line 3)")

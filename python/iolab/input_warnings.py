@@ -8,8 +8,10 @@ becomes a warning (the input is still used as written), printed as
   ...) as powers of 1000, so ``bs=4KiB`` is 4,000 bytes (``4k`` is 4,096).
 - A latency given as a bare number (``latency: 2``): read as seconds.
 - A fio option that changes how fast a job issues IO (``thinktime_iotime``, ``flow``,
-  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``) but that the
-  model does not take: the prediction is for the job without it.
+  ``startdelay``, ``latency_target``, ``fsync``, ``fdatasync``, ``sync``) or which IO it
+  issues (``verify`` on a job that writes, an offset modifier such as ``rw=write:112k``,
+  ``percentage_random``, ``zonemode=zbd``) but that the model does not take: the prediction is for the job
+  without it (:mod:`iolab.fio.effects`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Trap", "UNMODELLED_PACE", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique",
+__all__ = ["Trap", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique",
            "rates_unknown"]
 
 
@@ -138,43 +140,25 @@ def job_traps(jobs: Iterable[Any], raw_jobs: Any, *, file: str | None, base: Pat
     return out + _pace_traps((j.fio for j in jobs), file=file, field=lambda f, opt: f"{fields[id(f)]}.{opt}")
 
 
-#: fio options that change a job's pace, with what they do; when the model does not take one
-#: (it is in the job's ``ignored``) and its value is not a no-op, a warning says so.
-UNMODELLED_PACE = {
-    "thinktime_iotime": "stalls after a stretch of time rather than after thinktime_blocks IOs",
-    "flow": "throttles jobs against each other",
-    "startdelay": "starts jobs later than the others",
-    "latency_target": "lets fio lower the queue depth until the latency target holds",
-    "fsync": "adds a flush every so many writes",
-    "fdatasync": "adds a data flush every so many writes",
-    "sync": "makes writes synchronous (O_SYNC)",
-}
-
-
-def _off(text: str) -> bool:
-    """True when an option's value changes nothing: 0 (or none) for each of its items."""
-    return all(p.strip().lower() in ("0", "none", "") for p in text.split(","))
-
-
 def _few(items: list[str]) -> str:
     return ", ".join(items[:3]) + (", ..." if len(items) > 3 else "")
 
 
 def _pace_traps(fios: Iterable[Any], *, file: str | None, field: Any) -> list[Trap]:
-    """One warning per unmodelled pace option (and field), naming its values and the jobs that
-    have it; `field(job, option)` says where."""
-    found: dict[tuple[str, str | None], dict[str, list[str]]] = {}
+    """One warning per unmodelled option that changes a job's IO (and field), naming its
+    values and the jobs that have it; `field(job, option)` says where."""
+    from .fio.effects import effects
+
+    found: dict[tuple[str, str | None, str], dict[str, list[str]]] = {}
     for f in fios:
-        for opt in UNMODELLED_PACE:
-            text = str(f.options.get(opt, "0")).strip()
-            if opt in f.ignored and not (_off(text) and (text or opt != "sync")):
-                found.setdefault((opt, field(f, opt)), {}).setdefault(text, []).append(f.name)
+        for e in effects(f):
+            found.setdefault((e.option, field(f, e.option), e.what), {}).setdefault(e.value, []).append(f.name)
     out = []
-    for (opt, where), values in found.items():
+    for (opt, where, what), values in found.items():
         names = [n for ns in values.values() for n in ns]
         jobs = f"job {names[0]}" if len(names) == 1 else f"{len(names)} jobs ({_few(names)})"
         given = f"{opt}={_few(list(values))}" if any(values) else opt
-        out.append(Trap(f"{jobs}: {given} {UNMODELLED_PACE[opt]}, which iolab does not model: the prediction is "
+        out.append(Trap(f"{jobs}: {given} {what}, which iolab does not model: the prediction is "
                         f"for the job{'s' if len(names) > 1 else ''} without it", file, where))
     return out
 

@@ -4,8 +4,9 @@ them have finished, so a file runs in phases, one after another.
 :func:`split` cuts a scenario's jobs into phases: a job with ``stonewall`` starts a new
 phase after every job listed before it; a job with ``wait_for=NAME`` runs in the phase after
 NAME's. Each phase is predicted (or simulated) on its own; :func:`duration` says how long a
-phase runs (its jobs' ``runtime`` when time-based, else the time to move their ``size`` at the
-phase's bandwidth, capped by ``runtime``), and :func:`combine` weighs the phases' figures by
+phase runs (its jobs' ``runtime`` when time-based, else the time to move their IO (fio's
+``io_size`` or ``size``, ``loops`` times, at most ``number_ios`` IOs) at the phase's
+bandwidth, capped by ``runtime``), and :func:`combine` weighs the phases' figures by
 it into the file's total.
 """
 
@@ -52,12 +53,14 @@ def split(s: Scenario) -> list[Phase]:
 
 def duration(phase: Phase, bandwidth: dict[str, float]) -> float | None:
     """Seconds the phase runs: the longest of its jobs (``bandwidth`` per job name, bytes/s).
-    A job runs for its ``runtime`` when time-based, else until it has moved ``size`` (or
-    ``filesize`` × ``nrfiles``) per clone, at most ``runtime``; None when neither is given."""
+    A job runs for its ``runtime`` when time-based, else until it has moved its IO per clone
+    (:attr:`~iolab.fio.FioJob.io_bytes`: ``io_size``, else ``size`` or ``filesize`` ×
+    ``nrfiles``, ``loops`` times, at most ``number_ios`` IOs), at most ``runtime``; None when
+    neither is known."""
     longest = None
     for job in phase.scenario.jobs:
         fio = job.fio
-        per_clone = fio.size or ((fio.filesize or 0) * max(fio.nrfiles, 1))
+        per_clone = fio.io_bytes
         t = None
         if fio.runtime and (fio.time_based or not per_clone):
             t = fio.runtime

@@ -42,6 +42,9 @@ LIMITS: dict[str, int | float] = {
     "nrfiles": 1_000_000,
     "size": 2**60,            # 1 EiB
     "filesize": 2**60,
+    "io_size": 2**60,
+    "number_ios": 2**62,
+    "loops": 1_000_000,
     "runtime": 366 * 86400.0,  # a year
     "ramp_time": 366 * 86400.0,
     "rate_iops": 1e12,
@@ -84,6 +87,9 @@ class FioJob:
     size: int | None = None
     filesize: int | None = None
     nrfiles: int = 1
+    io_size: int | None = None
+    number_ios: int | None = None
+    loops: int = 1
     runtime: float | None = None
     ramp_time: float | None = None
     time_based: bool = False
@@ -112,7 +118,7 @@ class FioJob:
             raise bad("rw", f"unknown rw {self.rw!r}; expected one of {', '.join(sorted(set(RW_MODES.values())))}")
         object.__setattr__(self, "rw", rw)
         for name in ("rwmixread", "bs", "bs_write", "iodepth", "numjobs", "size", "filesize", "nrfiles",
-                     "thinktime_blocks"):
+                     "thinktime_blocks", "io_size", "number_ios", "loops"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise bad(name, f"{name} must be a whole number, got {value!r}")
@@ -122,10 +128,10 @@ class FioJob:
                 raise bad(name, f"{name} must be a number, got {value!r}")
         if not 0 <= self.rwmixread <= 100:
             raise bad("rwmixread", f"rwmixread must be 0..100 (percent), got {self.rwmixread}")
-        for name in ("bs", "iodepth", "numjobs", "nrfiles", "thinktime_blocks"):
+        for name in ("bs", "iodepth", "numjobs", "nrfiles", "thinktime_blocks", "loops"):
             if getattr(self, name) < 1:
                 raise bad(name, f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("bs_write", "size", "filesize"):
+        for name in ("bs_write", "size", "filesize", "io_size", "number_ios"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise bad(name, f"{name} must be at least 1 byte, got {value}")
@@ -183,6 +189,28 @@ class FioJob:
         if not self.thinktime:
             return 0.0
         return self.thinktime * self.depth / self.thinktime_blocks
+
+    @property
+    def io_bytes(self) -> int | None:
+        """Bytes one clone moves before it stops by itself, as fio counts them: ``io_size``
+        (else ``size``, else ``filesize`` × ``nrfiles``) times ``loops``, and no more than
+        ``number_ios`` IOs of the job's mean size; None when none of them bounds it (then
+        only ``runtime`` does). A time-based job runs for its ``runtime`` whatever this says."""
+        per_loop = self.io_size or self.size or (self.filesize or 0) * self.nrfiles
+        total = per_loop * self.loops if per_loop else None
+        if self.number_ios:
+            from .sizes import io_sizes
+
+            means = {d: sum(size * share for size, share in dist) for d, dist in io_sizes(self).items()}
+            share = self.read_fraction
+            cap = int(self.number_ios * (share * means["read"] + (1 - share) * means["write"]))
+            total = cap if total is None else min(total, cap)
+        return total
+
+    @property
+    def random(self) -> bool:
+        """True when the pattern picks random offsets (``randread``, ``randrw``, ...)."""
+        return self.rw.startswith("rand")
 
     @property
     def reads(self) -> bool:
@@ -273,11 +301,12 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
             pct = integer(opt, 0, 100)
             job["rwmixread"] = pct if opt == "rwmixread" else 100 - pct
         elif opt == "bs":
-            sizes = _triple(opt, text, "4096", lambda t: parse_fio_size(t, kb_base), fail)
+            sizes = _triple(opt, text, "4096", lambda t: _block_size(t, kb_base), fail)
             if 0 in sizes[:2]:
                 raise fail(opt, f"bs must be at least 1 byte, got {text!r}")
-            job["bs"], write = sizes[0], sizes[1]
-            job["bs_write"] = write if write != sizes[0] else None
+            job["_bs"] = sizes
+        elif opt == "bs_is_seq_rand":
+            job["_seq_rand"] = read(opt, parse_fio_bool)
         elif opt == "rate_iops":
             job["_rate_iops"] = _triple(opt, text, "0", lambda t: parse_fio_int(t, kb_base), fail)
         elif opt == "rate":
@@ -292,15 +321,19 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt in ("direct", "buffered"):
             on = read(opt, parse_fio_bool)
             job["direct"] = on if opt == "direct" else not on
-        elif opt in ("size", "filesize") and _ZONES.match(text):
+        elif opt in ("size", "filesize", "io_size") and _ZONES.match(text):
             job[opt] = None  # a number of zones (zonemode): its bytes depend on the device
             ignored.append(f"{opt}={text} (zones)")
-        elif opt == "size":
+        elif opt in ("size", "io_size"):
             if text.endswith("%"):
-                job["size"] = None
-                ignored.append("size")
+                job[opt] = None
+                ignored.append(f"{opt}={text} (a share of the file or device)")
             else:
-                job["size"] = _positive(opt, read(opt, lambda t: parse_fio_size(t, kb_base)), fail)
+                job[opt] = _positive(opt, read(opt, lambda t: parse_fio_size(t, kb_base)), fail)
+        elif opt == "number_ios":
+            job[opt] = integer(opt, 0) or None  # 0: fio's default, no limit
+        elif opt == "loops":
+            job[opt] = integer(opt, 1)
         elif opt == "filesize":
             job["filesize"] = _positive(opt, _range_mid(opt, text, kb_base, fail), fail)
         elif opt in ("runtime", "ramp_time"):
@@ -323,6 +356,13 @@ def build_job(name: str, options: Mapping[str, str], *, source: str, origin: Ori
         elif opt in FLAGS:  # time_based, stonewall, group_reporting
             job[opt] = flag(opt)
         # name, description, kb_base: read above or carry no model meaning
+    sizes, seq_rand = job.pop("_bs", None), job.pop("_seq_rand", False)
+    if sizes is not None:
+        if seq_rand:  # fio reads bs as sequential,random: one size for both directions
+            rw = str(job.get("rw", "read"))
+            job["bs"], job["bs_write"] = sizes[1] if rw.startswith("rand") else sizes[0], None
+        else:
+            job["bs"], job["bs_write"] = sizes[0], sizes[1] if sizes[1] != sizes[0] else None
     spin = job.pop("thinktime_spin", None)
     if job.get("thinktime"):
         # fio spins for thinktime_spin, then sleeps what is left of thinktime: the stall
@@ -409,6 +449,26 @@ def _triple(opt: str, text: str, default: str, parse: Callable[[str], int],
         except UnitError as e:
             raise fail(opt, e.message) from None
     return values[0], values[1], values[2]
+
+
+_RANGE = re.compile(r"^\s*(\w+)\s*[-:]\s*(\w+)\s*$", re.ASCII)
+
+
+def _block_size(text: str, kb_base: int) -> int:
+    """One ``bs`` item; a range ``4k-16k`` (which fio cuts to its low end) is refused with the
+    option that spreads sizes over a range."""
+    m = _RANGE.match(text)
+    if m:
+        try:
+            low = parse_fio_size(m.group(1), kb_base)
+            parse_fio_size(m.group(2), kb_base)
+        except UnitError:
+            pass
+        else:
+            raise UnitError(f"{text.strip()!r} is a range: bs takes one size per direction, and fio would run "
+                            f"only {low:,}-byte IOs; for sizes spread over {text.strip()} write bsrange="
+                            f"{text.strip()}")
+    return parse_fio_size(text, kb_base)
 
 
 def _range_mid(opt: str, text: str, kb_base: int, fail: Callable[[str, str], SchemaError]) -> int:

@@ -7,6 +7,7 @@ fio's rules, as fio 3.x applies them:
 - Comments: a line starting with ``#`` or ``;``, and anything after a ``#`` or ``;`` on a
   line (fio cuts there too, so values cannot contain them).
 - ``option=value`` with optional blanks around ``=``; a flag such as ``time_based`` alone.
+- A job is named by the ``name=`` in its own section, else by the section's name.
 - ``include FILE`` is refused (the parser reads text, not files: paste the included
   sections in); ``${VAR}`` is expanded only from the ``env`` mapping given.
 """
@@ -48,11 +49,21 @@ def parse_jobfile(text: str, *, source: str = "job file", env: Mapping[str, str]
             _, sec, line = merged[opt]
             return f"[{sec}].{opt}", f" (line {line})"
 
-        jobs.append(build_job(section, {k: v[0] for k, v in merged.items()}, source=source, origin=origin))
+        jobs.append(build_job(job_name(section, merged), {k: v[0] for k, v in merged.items()}, source=source,
+                              origin=origin))
     if not jobs:
         raise SchemaError("no job section: a job file needs at least one [name] section besides [global]",
                           file=source)
     return jobs
+
+
+def job_name(section: str, merged: Mapping[str, tuple[str, str, int]]) -> str:
+    """The name fio gives a job: the ``name=`` written in its own section, else the section's
+    name (a ``name=`` under ``[global]`` renames no job, as in fio)."""
+    own = merged.get("name")
+    if own is not None and own[1] != "global" and own[0].strip():
+        return own[0].strip()
+    return section
 
 
 def jobfile_sections(text: str, *, source: str = "job file",
@@ -163,6 +174,9 @@ def _field_options(job: FioJob) -> dict[str, str | None]:
         "size": None if job.size is None else str(job.size),
         "filesize": None if job.filesize is None else str(job.filesize),
         "nrfiles": str(job.nrfiles),
+        "io_size": None if job.io_size is None else str(job.io_size),
+        "number_ios": None if job.number_ios is None else str(job.number_ios),
+        "loops": str(job.loops),
         "runtime": None if job.runtime is None else _seconds(job.runtime),
         "ramp_time": None if job.ramp_time is None else _seconds(job.ramp_time),
         "time_based": "" if job.time_based else None,

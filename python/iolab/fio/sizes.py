@@ -4,6 +4,7 @@
 - ``bssplit=4k/10:64k/50:32k/40`` gives sizes and their percentages; entries without a
   percentage share what is left equally; a comma separates the reads' list from the
   writes' (``2k/50:4k/50,4k/90:8k/10``), and one list serves both.
+- A direction left empty (``bssplit=,4k/50:8k/50``) keeps the job's ``bs`` for it, as in fio.
 - ``bsrange=1k-16k`` (``read,write`` likewise): fio draws sizes uniformly among the multiples
   of the lower bound up to the upper one; the model keeps at most :data:`RANGE_POINTS`
   sizes, each the mean of an equal share of those multiples.
@@ -86,21 +87,31 @@ def _range(text: str, kb_base: int) -> Sizes:
     return out
 
 
-def _per_direction(text: str, parse) -> tuple[Sizes, Sizes]:
+def _per_direction(text: str, parse, plain: tuple[Sizes, Sizes]) -> tuple[Sizes, Sizes]:
+    """One list for both directions, or ``reads,writes``: a direction left empty keeps the
+    job's plain ``bs`` sizes (`plain`), as fio leaves a direction it is given nothing for."""
     parts = text.split(",")
-    reads = parse(parts[0])
-    writes = parse(parts[1]) if len(parts) > 1 and parts[1].strip() else reads
+    if len(parts) == 1:
+        reads = parse(parts[0])
+        return reads, reads
+    reads = parse(parts[0]) if parts[0].strip() else plain[0]
+    writes = parse(parts[1]) if parts[1].strip() else plain[1]
     return reads, writes
 
 
 def io_sizes(fio: FioJob) -> dict[str, Sizes]:
     """``{"read": [(bytes, share)], "write": [...]}`` for the job; raises SchemaError (field
-    ``bssplit`` or ``bsrange``) on a value fio would refuse."""
+    ``bssplit`` or ``bsrange``) on a value fio would refuse. With ``bs_is_seq_rand=1`` fio
+    reads the lists as ``sequential,random`` rather than ``read,write``: a sequential job
+    takes the first for both directions, a random one the second."""
     kb_base = 1000 if fio.options.get("kb_base") == "1000" else 1024
+    plain: tuple[Sizes, Sizes] = ([(fio.bs, 1.0)], [(fio.bs_write or fio.bs, 1.0)])
     if fio.options.get("bssplit"):
-        reads, writes = _per_direction(fio.options["bssplit"], lambda t: _split(t, kb_base))
+        reads, writes = _per_direction(fio.options["bssplit"], lambda t: _split(t, kb_base), plain)
     elif fio.options.get("bsrange"):
-        reads, writes = _per_direction(fio.options["bsrange"], lambda t: _range(t, kb_base))
+        reads, writes = _per_direction(fio.options["bsrange"], lambda t: _range(t, kb_base), plain)
     else:
-        reads, writes = [(fio.bs, 1.0)], [(fio.bs_write or fio.bs, 1.0)]
+        return {"read": plain[0], "write": plain[1]}
+    if fio.options.get("bs_is_seq_rand", "").strip() == "1":
+        reads = writes = writes if fio.random else reads
     return {"read": reads, "write": writes}

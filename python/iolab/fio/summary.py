@@ -83,9 +83,12 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
     ``read_fraction`` (the share of reads, 0..1), ``rate_iops`` (the cap on one job's IOs/s
     from fio's ``rate_iops``/``rate``, null when none), ``capped_reads`` / ``capped_writes``
     (the cap on one direction of a mixed job whose other direction runs flat out, null when
-    none), ``thinktime`` (seconds, null when none) and ``thinktime_blocks``) and ``ignored`` (options accepted but not modelled, once
-    each)."""
+    none), ``thinktime`` (seconds, null when none), ``thinktime_blocks`` and ``sizes``
+    (``{"read": [[bytes, share], ...], "write": [...]}``: the IO sizes the model uses, from
+    ``bs``, ``bssplit`` or ``bsrange``)) and ``ignored`` (options accepted but not modelled,
+    once each)."""
     from .options import MODELLED_OPTIONS
+    from .sizes import io_sizes
 
     ignored: dict[str, None] = {}
     for job in jobs:
@@ -95,7 +98,8 @@ def summary(jobs: Sequence[FioJob], file: str) -> dict[str, Any]:
         "jobs": [{"name": j.name, "rw": j.rw, "bs": j.bs, "iodepth": j.iodepth, "numjobs": j.numjobs,
                   "ioengine": j.ioengine, "outstanding": j.outstanding, "storage_io": j.storage_io,
                   "read_fraction": j.read_fraction, "rate_iops": j.rate_iops,
-                  "capped_reads": j.capped_reads, "capped_writes": j.capped_writes, **thinking(j)}
+                  "capped_reads": j.capped_reads, "capped_writes": j.capped_writes, **thinking(j),
+                  "sizes": {d: [[size, share] for size, share in dist] for d, dist in io_sizes(j).items()}}
                  for j in jobs],
         "ignored": list(ignored),
     }
