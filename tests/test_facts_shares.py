@@ -139,8 +139,9 @@ PREDICT = [
     ("files v2 hdd 10,000 GiB MiB/s", share("azure-files", "standard-v2", "10000GiB"), SEQ, MANY, "bandwidth",
      260 * MiB, TOL),
     ("files v2 hdd 256 TiB iops", share("azure-files", "standard-v2", "256TiB"), RND, {"count": 16}, "iops", 50000, TOL),
-    ("files v2 hdd 256 TiB MiB/s", share("azure-files", "standard-v2", "256TiB"), SEQ, MANY, "bandwidth",
-     5120 * MiB, TOL),
+    # 16 files a client: one file of an HDD share serves at most 60 MiB/s (the file scale targets)
+    ("files v2 hdd 256 TiB MiB/s", share("azure-files", "standard-v2", "256TiB"), {**SEQ, "numjobs": 16}, MANY,
+     "bandwidth", 5120 * MiB, TOL),
     # NetApp Volumes: 16 / 64 / 128 KiBps per GiB of the volume; 1.6 and 4.5 GiBps per volume;
     # large volumes 30 GiBps; a 40 TiB Premium pool has 2,560 MiBps to assign [gcnv]
     ("gcnv standard 10 TiB", share("gcnv", "standard", "10TiB"), SEQ, MANY, "bandwidth", 160 * MiB, TOL),

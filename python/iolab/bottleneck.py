@@ -35,7 +35,7 @@ KIND_WORDS = {
     "network": "the VM's network egress caps", "connection": "the client's connections limit",
     "session": "the NFSv4.1 session slots limit", "service": "the service's throughput limit caps",
     "device": "the device limits", "client": "the client limits", "cpu": "the client's cores limit",
-    "receive": "what the VM can receive caps",
+    "receive": "what the VM can receive caps", "file": "one file's limit caps",
 }
 
 #: a slot limit whose slots the simulator found in use this share of the time is full

@@ -55,10 +55,10 @@ __all__ = [
     "walk",
 ]
 
-Kind = Literal["vm", "vm-cache", "network", "receive", "disk", "connection", "session", "service", "device",
-               "client", "cpu"]
+Kind = Literal["vm", "vm-cache", "network", "receive", "disk", "connection", "session", "service", "file",
+               "device", "client", "cpu"]
 KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "receive", "disk", "connection", "session", "service",
-                          "device", "client", "cpu")
+                          "file", "device", "client", "cpu")
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,9 @@ class ServiceLevel(CloudRow):
     ``large_min_size``..``large_max_size``); the methods raise :class:`RuleViolation`
     naming the rule otherwise. ``max_smb_channels``: the most SMB multichannel channels one
     client may open to a share of this level (Azure Files: 4), where it is below the protocol's
-    ``max_nconnect``. ``latency`` (seconds) is the unloaded service latency;
+    ``max_nconnect``. ``file_iops`` and ``file_bandwidth``: the most one file in a share of this
+    level serves (ops/s, bytes/s), whatever the share's own limits (Azure Files' file scale
+    targets). ``latency`` (seconds) is the unloaded service latency;
     ``load_latency`` how it rises as the volume nears its quota (:class:`LoadLatency`).
     ``ceilings`` (``large_ceilings`` for a large volume): what the volume's back end serves at
     most whatever its quota (:class:`Ceilings`).
@@ -126,6 +128,8 @@ class ServiceLevel(CloudRow):
     burst_per_iops: PositiveFloat | None = None
     iops_per_mibps: PositiveFloat | None = None
     max_smb_channels: PositiveInt | None = None
+    file_iops: PositiveOps | None = None
+    file_bandwidth: PositiveRate | None = None
     latency: PositiveDuration
     load_latency: LoadLatency | None = None
     ceilings: Ceilings | None = None

@@ -35,6 +35,7 @@ from ..fio import FioJob
 from ..scenario import Scenario, ScenarioJob, ShareVolume
 from ..units import format_rate, format_size
 from .builder import Builder, directions, work, working_set
+from .files import file_cap, file_groups, file_label
 from .vm import ClientVm
 
 CREDIT_SECONDS = 3600.0  # Azure Files: credits = (burst - baseline) × 3600
@@ -216,6 +217,20 @@ def describe(name: str, level: str, protocol: str, path: ClientPath, proto: Prot
     return f"{name}: {level} over {protocol}: " + "; ".join(parts) + " (the service's figures, fitted: see docs/model.md)"
 
 
+def file_caps(b: Builder, s: Scenario, label: str, vol: ShareVolume, jobs: list[ScenarioJob]) -> dict[int, str]:
+    """One client's files on the share where its level limits one file (:mod:`.files`): a cap
+    per group of files, by the index of each job on it."""
+    level = s.catalog.service(vol.service, vol.level)
+    names = [sj.fio.name for sj in jobs]
+    out: dict[int, str] = {}
+    for group in file_groups([sj.fio for sj in jobs]):
+        cap = file_cap(level, group.files)
+        if cap is not None:
+            rid = b.cap(f"{label}: {file_label(group, names, level)}", "file", cap)
+            out.update((i, rid) for i in group.jobs)
+    return out
+
+
 def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: list[ScenarioJob],
                    client: int, vm: ClientVm, svc: Service) -> None:
     p = b.prefix(client)
@@ -260,11 +275,12 @@ def compile_volume(b: Builder, s: Scenario, name: str, vol: ShareVolume, jobs: l
             per_conn_slots = [b.slots(f"{p}{name}: {word} #{i + 1} slots", "connection", per_conn)
                               for i in range(count)]
 
-    for sj in jobs:
+    files = file_caps(b, s, p + name, vol, jobs)
+    for i, sj in enumerate(jobs):
         fio = read_ahead(b, name, vol, proto, sj.fio)
         job = b.job(fio, client, working_set(fio, vol.size))
         for direction, mix, nbytes in directions(fio):
-            tail: tuple[Step, ...] = (Visit(svc.cap, nbytes),)
+            tail: tuple[Step, ...] = ((Visit(files[i], nbytes),) if i in files else ()) + (Visit(svc.cap, nbytes),)
             if svc.back_end and svc.ceilings:
                 tail += (work(svc.back_end, svc.ceilings.cost(direction, nbytes)),)
             tail += (Visit(svc.delay, nbytes),)

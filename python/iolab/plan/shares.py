@@ -8,6 +8,8 @@ The physics is the compiler's (:mod:`iolab.compile.shares`) under the open model
   manual-QoS throughput;
 - each client spreads its IOs round-robin over ``nconnect`` connections (SMB channels),
   each a cap of one TCP stream's bandwidth; writes also load the VM's network egress;
+- where the level limits one file (Azure Files), each group of files a client's jobs spread
+  their IOs over is one more cap (:mod:`iolab.compile.files`);
 - NFSv3 gives each connection its slots (128), NFSv4.1 one session per client (64): the IOs
   inside (Little's law: rate × time inside) must fit, which is a utilization too;
 - the unloaded-latency rule and ``R = Σ share × (Z + Σ D × stretch(U))`` as for disks, plus
@@ -30,6 +32,7 @@ import numpy as np
 from ..analytic import residence
 from ..catalog import ServiceLevel
 from ..catalog.client import client_path, rss_queues_used
+from ..compile.files import file_cap, file_groups, file_limit_text
 from ..compile.shares import read_ahead_request, stack_parts, stack_seconds
 from ..scenario import ShareVolume
 from ..network import LoadLaw
@@ -179,6 +182,15 @@ class _Family:
         ceilings = level.back_end(large=large)
         self.back_end = np.array([max(1, round(ceilings.cost(s.direction, s.bytes) * 1e9)) / 1e9 for s in st]
                                  if ceilings is not None else [0.0] * len(st))
+        # one cap per group of files where the level limits one file (compile.files): each stream's
+        # demand at its job's files, and the group each stream's job is in
+        self.file_demand = np.zeros(len(st))
+        self.file_group = np.full(len(st), -1)
+        for g, group in enumerate(file_groups([j.fio for j in wl.jobs])):
+            cap = file_cap(level, group.files)
+            for k, s in enumerate(st):
+                if cap is not None and s.job in group.jobs:
+                    self.file_demand[k], self.file_group[k] = cap.demand(int(s.bytes)), g
         self.conn_write = np.where(self.write, 1.0 / client.connection_write_ops, 0.0) \
             if client.connection_write_ops else np.zeros(len(st))
         # one client core's time per IO on the protocol stack, in whole nanoseconds as compiled
@@ -237,6 +249,7 @@ class _Family:
         d_w, d_be = self.conn_write, self.back_end                                # (streams,)
         u_w = lam * float(self.q @ d_w) / c[:, 0]
         u_be = self.wl.rate * float(self.q @ d_be)
+        d_file, u_file = self.file_demand, self._file_utilization(lam)                # (streams,)
         u_all = np.full(len(rows), lam * float(self.q @ d_all))
         u_net = lam * (self.q * d_net).sum(axis=1)
         u_recv = lam * (self.q * d_recv).sum(axis=1)
@@ -244,11 +257,12 @@ class _Family:
         u_queue = lam * (self.q * d_queue).sum(axis=1)
         u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
         z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s
-                       - d_w - d_be)
+                       - d_w - d_be - d_file)
 
         load = self.law.delay(u_s) if self.law is not None else 0.0
         inside = (z + load + residence(d_conn[None, :], u_one[:, None], turns=c) + residence(d_s[None, :], u_s)
-                  + residence(d_w[None, :], u_w[:, None]) + residence(d_be[None, :], u_be))
+                  + residence(d_w[None, :], u_w[:, None]) + residence(d_be[None, :], u_be)
+                  + residence(d_file[None, :], u_file[None, :]))
         # (a connection's write cap is not one the IOs take in turn: only a branch's first cap is,
         # as analytic._turns reads the compiled fork)
         outside = (residence(d_net, u_net[:, None]) + residence(d_recv, u_recv[:, None])
@@ -258,6 +272,8 @@ class _Family:
         util = {"service": np.full(len(rows), max(u_s, u_be)), "connection": np.maximum(np.maximum(u_one, u_all), u_w),
                 "network": u_net,
                 "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
+        if self.file_demand.any():
+            util["file"] = np.full(len(rows), u_file.max())
         occupancy = lam * (self.q * inside).sum(axis=1)
         if self.proto.id == "nfs3" and self.slots:
             util["connection-slots"] = occupancy / c[:, 0] / self.slots
@@ -265,6 +281,12 @@ class _Family:
             util["session"] = occupancy / self.slots
         util["capacity"] = np.full(len(rows), self._capacity_util(x))
         return util, latency
+
+    def _file_utilization(self, lam: float) -> np.ndarray:
+        """Each stream's utilization of its job's files at ``lam`` IOs/s per client: what every
+        stream of the group puts on the group's cap (0 for a stream on no such cap)."""
+        load = lam * self.q * self.file_demand
+        return np.array([load[self.file_group == g].sum() if g >= 0 else 0.0 for g in self.file_group])
 
     def _capacity_util(self, x: int) -> float:
         need = self.req.require.capacity if self.req.require and self.req.require.capacity else 0
@@ -352,6 +374,9 @@ class _Family:
                                        "whatever nconnect is"))
             if proto_id == "nfs3" and self.slots:
                 out.append(("connection-slots", f"each NFSv3 connection has {self.slots} slots"))
+            if self.file_demand.any():
+                out.append(("file", f"one file in a share of {level.id} serves at most {file_limit_text(level)}; "
+                                    "fio gives each clone (numjobs) its own nrfiles files unless filename is set"))
             out.append(("connection", f"one {proto_id} connection carries about "
                                       f"{format_rate(self.client.connection_bytes, binary=True)}"))
             return out

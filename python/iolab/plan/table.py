@@ -73,6 +73,7 @@ WORDS = {
     "connection-slots": "the NFSv3 connection slots",
     "session": "the NFSv4.1 session slots",
     "service": "the service's limit",
+    "file": "one file's limit",
     "capacity": "capacity",
 }
 """How a resource kind reads in an explanation."""
