@@ -213,6 +213,7 @@ def test_a_mutated_calibration_file(iolab, place, data):
     file.write_text(yaml.safe_dump(bad, allow_unicode=True))
     _answered(iolab, ["simulate", SCENARIO, "--ios", "1000", "--json", "--calibration", file], file, place)
     _answered(iolab, ["report", "calibration", file, "-o", place / "out" / "c.html", "--force"], file, place)
+    _answered(iolab, ["plan", REQUIREMENTS, "--json", "--calibration", file], file, place)
 
 
 def _page(path: Path):
@@ -404,6 +405,17 @@ def test_a_price_page_of_another_currency_is_named_with_its_item(iolab, tmp_path
         what = "currency" if name == "currencyCode" else "region"
         assert r.code == 2 and r.err == f"error: {second}: Items[0].{name}: expected a {what} name, got ' '\n", r.err
         doc["Items"][0][name] = "USD" if name == "currencyCode" else "westeurope"
+
+
+def test_plan_names_the_calibration_file_for_a_fault_in_its_catalog_section(iolab, tmp_path):
+    """Before: plan named the temporary copy it made of the section (``/tmp/iolab-x/cal.yaml:
+    disks.P30: ...``), a file the user never saw, and not the field's place in the file."""
+    doc = yaml.safe_load((EXAMPLES / "p30-calibration.yaml").read_text())
+    doc["catalog"]["disks"]["P30"] = 0
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(yaml.safe_dump(doc))
+    r = iolab("plan", REQUIREMENTS, "--calibration", cal)
+    assert r.code == 2 and r.err == f"error: {cal}: catalog.disks.P30: expected a mapping of fields, got 0\n", r.err
 
 
 def test_fio_output_with_a_count_past_64_bits_or_a_bucket_that_is_no_latency():
