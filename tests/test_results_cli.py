@@ -59,8 +59,9 @@ def test_unknown_ids_and_formats_exit_2(iolab, tmp_path, args, expect):
 
 
 def test_no_database_yet(iolab, tmp_path):
+    # a database named with --db must be there (only the default one lists no runs when absent)
     r = iolab("results", "list", "--db", tmp_path / "none.db", "--json")
-    assert r.code == 0 and r.json() == {"runs": [], "hidden_failed": 0}
+    assert r.code == 2 and r.out == "" and "no results database" in r.err
     assert not (tmp_path / "none.db").exists()
     r = iolab("results", "show", "1", "--db", tmp_path / "none.db")
     assert r.code == 2 and "no results database" in r.err

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import InputError, RunError
 
-__all__ = ["check_output", "write_output", "json_ready"]
+__all__ = ["check_place", "check_output", "write_output", "json_ready"]
 
 
 def json_ready(value):
@@ -26,17 +26,31 @@ def json_ready(value):
     return value
 
 
+def check_place(path: Path, *, option: str = "--output") -> Path:
+    """Refuse (InputError naming `option`, exit 2) a path that cannot name a new file: a blank
+    name, a directory, a missing or non-directory parent, or one the system will not look up
+    (a name too long); before any work is done."""
+    if not path.name.strip():
+        raise InputError(f"expected a file name, got {str(path)!r}", field=option)
+    try:
+        if path.is_dir():
+            raise InputError(f"{path} is a directory; name a file", field=option)
+        if not path.parent.exists():
+            raise InputError(f"directory {str(path.parent)!r} does not exist", field=option)
+        if not path.parent.is_dir():
+            raise InputError(f"{str(path.parent)!r} is not a directory", field=option)
+    except OSError as e:
+        shown = str(path) if len(str(path)) <= 120 else str(path)[:100] + "..."
+        raise InputError(f"cannot write {shown!r}: {e.strerror or e}", field=option) from None
+    return path
+
+
 def check_output(path: Path, *, force: bool, option: str = "--output") -> Path:
-    """Refuse (InputError, exit 2) an existing file without `force`, a directory, or a path
-    whose directory is missing, before any work is done."""
-    if path.is_dir():
-        raise InputError(f"{path} is a directory; name a file", field=option)
+    """Refuse (InputError, exit 2) an existing file without `force`, and whatever
+    :func:`check_place` refuses, before any work is done."""
+    check_place(path, option=option)
     if path.exists() and not force:
         raise InputError(f"{path} exists; add --force to replace it", field=option)
-    if not path.parent.exists():
-        raise InputError(f"directory {str(path.parent)!r} does not exist", field=option)
-    if not path.parent.is_dir():
-        raise InputError(f"{str(path.parent)!r} is not a directory", field=option)
     return path
 
 

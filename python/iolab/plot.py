@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import RunError, SchemaError
+from .outputs import check_place
 
 __all__ = ["CurvePoint", "canvas", "check_plot_path", "draw_latency_curve", "latency_curve", "simulation_charts"]
 
@@ -30,12 +31,7 @@ def check_plot_path(path: str | Path, option: str = "--plot") -> Path:
     p = Path(path)
     if p.suffix.lower() not in FORMATS:
         raise SchemaError(f"a plot is written as .png or .svg, not {p.suffix or 'no suffix'!r}", field=option)
-    if not p.parent.exists():
-        raise SchemaError(f"directory {str(p.parent)!r} does not exist", field=option)
-    if not p.parent.is_dir():
-        raise SchemaError(f"{str(p.parent)!r} is not a directory", field=option)
-    if p.is_dir():
-        raise SchemaError(f"{p} is a directory; name a file", field=option)
+    check_place(p, option=option)
     return p
 
 

@@ -14,6 +14,7 @@ its own ``filename=`` unless ``--destructive`` is given.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
 import threading
@@ -74,12 +75,15 @@ def parse_host(text: str, *, field: str = "--client", file: str | None = None) -
         port = _port(rest[1:], field, file) if rest.startswith(":") else DEFAULT_PORT
         if rest and not rest.startswith(":"):
             raise InputError(f"expected [IPv6]:PORT, got {s!r}", file=file, field=field)
-        return Host(addr, port)
+        if ":" not in addr:  # brackets hold an IPv6 address alone
+            raise InputError(f"expected [IPv6] or [IPv6]:PORT, got {s!r} (write HOST:PORT for a name or an IPv4 "
+                             "address)", file=file, field=field)
+        return Host(_named(addr, s, field, file), port)
     if s.count(":") == 1:
         name, _, port = s.partition(":")
         if not name:
             raise InputError(f"expected HOST:PORT, got {s!r}", file=file, field=field)
-        return Host(name, _port(port, field, file))
+        return Host(_named(name, s, field, file), _port(port, field, file))
     if s.count(":") > 1:
         try:
             ipaddress.IPv6Address(s)
@@ -88,7 +92,29 @@ def parse_host(text: str, *, field: str = "--client", file: str | None = None) -
                              file=file, field=field) from None
     if any(c.isspace() for c in s):
         raise InputError(f"a host name has no spaces: {s!r}", file=file, field=field)
-    return Host(s)
+    return Host(_named(s, s, field, file))
+
+
+#: a host name: dot-separated labels of letters, digits, '-' and '_', 1 to 63 characters each
+_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$")
+
+
+def _named(name: str, given: str, field: str, file: str | None) -> str:
+    """`name` when it is an IP address or a host name a resolver takes; InputError otherwise
+    (``42`` or ``10.1`` are not addresses, however a C resolver would read them)."""
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        pass
+    labels = name[:-1].split(".") if name.endswith(".") else name.split(".")
+    if ":" in name or all(c.isdigit() or c == "." for c in name):
+        what = "an IPv6 address" if ":" in name else "an IPv4 address (four numbers 0..255, as 10.0.0.5)"
+    elif len(name) > 253 or not all(_LABEL.match(label) for label in labels):
+        what = "a host name (letters, digits and '-', dot-separated labels of at most 63)"
+    else:
+        return name
+    raise InputError(f"{name!r} is not {what}" + (f" in {given!r}" if given != name else ""), file=file, field=field)
 
 
 def read_clients(text: str, *, file: str) -> list[Host]:

@@ -101,6 +101,9 @@ def _check_item(item: Any, file: str, index: int) -> dict[str, Any]:
                 raise _item_error(file, index, name, f"expected a price (a number 0 or above), got {value!r}")
         elif not isinstance(value, str):
             raise _item_error(file, index, name, f"expected a string, got {value!r}")
+        elif not value.strip() and name in ("armRegionName", "currencyCode"):
+            raise _item_error(file, index, name, f"expected a {'region' if name[0] == 'a' else 'currency'} name, "
+                              f"got {value!r}")
     return item
 
 
@@ -212,7 +215,7 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
     and naming the regions found when they are several and ``region`` is not given, or the
     currencies when the kept prices use more than one.
     """
-    kept: list[tuple[tuple[str, str, str], float, str, str, tuple[str, float]]] = []
+    kept: list[tuple[tuple[str, str, str], float, str, str, tuple[str, float], tuple[str, int]]] = []
     windows: list[tuple[str, float, str, str]] = []
     out = RetailPrices()
     for path in paths:
@@ -231,7 +234,7 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
                 tier = float(tier) if isinstance(tier, (int, float)) and not isinstance(tier, bool) else 0.0
                 for key, price in [found, *_savings(item, found[0], str(path), index)]:
                     kept.append((key, price, item["armRegionName"], item["currencyCode"],
-                                 (item["effectiveStartDate"], tier)))
+                                 (item["effectiveStartDate"], tier), (str(path), index)))
     regions = sorted({k[2] for k in kept})
     if region is not None:
         region = region.strip().lower()
@@ -241,15 +244,15 @@ def read_pages(paths: list[Path], region: str | None = None) -> RetailPrices:
                               "choose one with --region", field="--region")
         region = regions[0] if regions else None
     out.region = region
-    for key, price, where, currency, date in kept:
+    for key, price, where, currency, date, (file, index) in kept:
         if where != region:
             out.skipped["another region"] += 1
             continue
         if out.currency is None:
             out.currency = currency
         elif currency != out.currency:
-            raise SchemaError(f"the pages mix currencies ({out.currency}, {currency}); save pages of one currency",
-                              field="currencyCode")
+            raise _item_error(file, index, "currencyCode", f"the pages mix currencies ({out.currency}, {currency}); "
+                              "save pages of one currency")
         old = out.prices.get(key)
         if old is not None:
             out.skipped["older or lower-tier price of the same meter"] += 1

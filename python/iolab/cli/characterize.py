@@ -10,8 +10,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from ..errors import InputError, SchemaError
-from ..units import format_duration, format_ops, format_rate, format_size, parse_duration
+from ..errors import SchemaError
+from ..units import format_duration, format_ops, format_rate, format_size
 from .bench import DB_OPTION
 from .pairing import refuse_alone
 from .common import JSON_OPTION, console, err_console, print_json
@@ -87,13 +87,11 @@ def characterize(
 
 
 def _duration(text: str, option: str) -> float:
-    try:
-        v = parse_duration(text)
-    except InputError as e:  # a UnitError: not a duration, or negative
-        raise e.located(field=option) from None
-    if v <= 0:
-        raise SchemaError(f"must be more than 0 (got {text!r})", field=option)
-    return v
+    """A positive duration option, at most a year (a longer step or sampling makes no series)."""
+    from ..bench.source import duration_option
+    from ..schema import MAX_DURATION
+
+    return duration_option(text, option, positive=True, most=MAX_DURATION)
 
 
 def _live(spec: str, duration: float, interval: float, *, quiet: bool):

@@ -46,7 +46,9 @@ def list_(
 
     from ..service.results import list_runs
 
-    listed = list_runs(db, sweep=sweep, limit=limit, failed=all_)
+    # a database named with --db must be there (a typo lists nothing otherwise); the
+    # default one is absent until the first run, which is no error
+    listed = list_runs(db, sweep=sweep, limit=limit, failed=all_, must_exist=db is not None)
     runs, hidden = list(listed.runs), listed.hidden_failed
     if json_:
         print_json(listed.to_json())

@@ -126,7 +126,7 @@ class _Doc:
         if block is None:
             return None
         where = f"{path}.{name}"
-        io_bytes = self.num(block, "io_bytes", where)
+        io_bytes = self.whole(block, "io_bytes", where)
         if "io_kbytes" not in block and self.major < 3:
             io_bytes *= 1024  # fio 2.x reported io_bytes in KiB
         iops = self.num(block, "iops", where, most=_MAX_IOPS, what="IOPS")
@@ -158,6 +158,9 @@ class _Doc:
         buckets: dict[float, float] = {}
         for key, scale in _BUCKETS.items():
             for bound, share in (self.obj(raw, key, path) or {}).items():
+                number = bound[2:] if bound.startswith(">=") else bound
+                if not number.replace(".", "", 1).isdigit():
+                    raise self.fail(f"{path}.{key}", f"expected latency bounds ('250', '>=2000'), got {bound!r}")
                 upper = math.inf if bound.startswith(">=") else float(bound) / scale
                 buckets[upper] = buckets.get(upper, 0.0) + self.num({"v": share}, "v", f"{path}.{key}")
         elapsed = (self.num(raw, "elapsed", path) if "elapsed" in raw

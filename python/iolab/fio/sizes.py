@@ -35,6 +35,9 @@ def _size(text: str, kb_base: int, opt: str) -> int:
         raise SchemaError(e.message, field=opt) from None
     if value < 1:
         raise SchemaError(f"sizes must be at least 1 byte, got {text!r}", field=opt)
+    from .job import LIMITS  # (the job module imports this one)
+    if value > LIMITS["bs"]:
+        raise SchemaError(f"sizes must be at most {LIMITS['bs']:g} bytes, as bs, got {text!r}", field=opt)
     return value
 
 

@@ -511,7 +511,11 @@ def _workload(data: dict, file: str, base: Path, catalog: Catalog, search: Searc
             raise SchemaError("a requirements file plans one volume per workload: leave 'volume' out", file=file,
                               field=f"{where}{j.field}.volume")
     if require.capacity is not None:
-        jobs = tuple(_sized(j, require.capacity // clients) for j in jobs)
+        try:
+            jobs = tuple(_sized(j, require.capacity // clients) for j in jobs)
+        except SchemaError as e:  # each job's share is more than a fio job's size may be
+            raise SchemaError(f"too large: each job's share of it is refused by fio ({e.message})", file=file,
+                              field=f"{where}require.capacity") from None
     return Requirements(file, jobs, require, clients, search, catalog, None, ignored)
 
 

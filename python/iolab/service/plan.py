@@ -106,11 +106,19 @@ def _load(opts: PlanOptions, catalog: Sequence[str | Path], load: Callable[[list
     """The requirements, with the calibration's catalog values, priced in the region."""
     files = list(catalog)
     with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
+        section = None
         if opts.calibration is not None:
             from ..calibrate.calibration import calibration_catalog
 
-            files.append(calibration_catalog(opts.calibration, tmp))
-        req = load(files)
+            section = calibration_catalog(opts.calibration, tmp)
+            files.append(section)
+        try:
+            req = load(files)
+        except InputError as e:  # the section's fault, named in the calibration file, not its temporary copy
+            if section is None or e.file != str(section):
+                raise
+            raise InputError(e.message, file=str(opts.calibration),
+                             field=f"catalog.{e.field}" if e.field else "catalog") from None
     return req.in_region(opts.region, opts.pricing)
 
 

@@ -23,11 +23,12 @@ class RunList:
 
 
 def list_runs(db: Path | None, *, sweep: int | None = None, limit: int | None = None,
-              failed: bool = False) -> RunList:
+              failed: bool = False, must_exist: bool = False) -> RunList:
     """The runs of the results database `db` (none when it does not exist yet: nothing is
-    created), of one `sweep` when given, at most `limit`; failed runs only with `failed`
-    (else counted in ``hidden_failed``). InputError for an unknown sweep."""
-    store = open_results(db, must_exist=False)
+    created; InputError instead when `must_exist`), of one `sweep` when given, at most
+    `limit`; failed runs only with `failed` (else counted in ``hidden_failed``). InputError
+    for an unknown sweep."""
+    store = open_results(db, must_exist=must_exist)
     if store is None:
         return RunList((), 0)
     with store:
