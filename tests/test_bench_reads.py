@@ -88,6 +88,10 @@ def test_a_target_without_room_is_refused_before_fio_starts_and_nothing_is_store
 def test_free_space_counts_every_clone_and_shared_files_once(tmp_path):
     jobs = parse_jobfile("[a]\nsize=10m\nnumjobs=3\n[b]\nfilesize=1m\nnrfiles=4\n[a]\nsize=10m\nnumjobs=3\n")
     assert layout_bytes(jobs, tmp_path) == 3 * 10 * 2**20 + 4 * 2**20
+    # fio's null.fio sizes its job 100 GiB, but the null engine lays out no file: nothing to fit
+    null = parse_jobfile("[global]\nbs=4k\n[null]\nioengine=null\nsize=100g\nrw=randread\n")
+    assert layout_bytes(null, tmp_path) == 0
+    assert layout_bytes(null + jobs, tmp_path) == 3 * 10 * 2**20 + 4 * 2**20
     probe = FakeProbe(free=30 * 2**20)
     with ResultsStore(tmp_path / "r.db") as store:
         ex = FakeExecutor(VERSION)

@@ -23,7 +23,11 @@ __all__ = ["layout_bytes", "check_ready"]
 
 def _job_bytes(job: FioJob) -> int:
     """Bytes of files one clone of `job` lays out (fio: ``size`` is the clone's total over
-    its ``nrfiles``; without it, ``filesize`` per file)."""
+    its ``nrfiles``; without it, ``filesize`` per file); 0 for an engine that writes no
+    data to files (``null``, ``cpuio``, ``net``, ``filecreate``, ...): fio's ``null.fio``
+    sizes a 100 GiB job that lays out nothing."""
+    if not job.storage_io:
+        return 0
     if job.size is not None:
         return int(job.size)
     if job.filesize is not None:
