@@ -78,6 +78,7 @@ WORDS = {
 }
 """How a resource kind reads in an explanation."""
 
+
 def words(kind: str, cloud: str | None = None) -> str:
     """How resource ``kind`` reads in an explanation of a plan in ``cloud`` (a VM's cap on
     its disks in that cloud's words, :data:`iolab.bottleneck.VM_WORDS`)."""
