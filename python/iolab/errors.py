@@ -14,7 +14,6 @@ Library code raises only these; the CLI alone turns them into exit codes::
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -127,6 +126,8 @@ def nearest(word: str, known: Iterable[str], n: int = 3) -> list[str]:
     family = _by_number(word.lower(), list(lower))
     if family:
         return [lower[h] for h in family[:n]]
+    import difflib  # only when a word is unknown: importing it costs every command ~10 ms
+
     hits = difflib.get_close_matches(word.lower(), list(lower), n=n, cutoff=0.5)
     if not hits:
         hits = [k for k in lower if word.lower() in k or k in word.lower()][:n]

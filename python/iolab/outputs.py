@@ -4,7 +4,6 @@ all at once (a temporary file renamed into place), so a reader never sees half a
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from .errors import InputError, RunError
@@ -59,6 +58,8 @@ def write_output(path: Path, text: str, *, force: bool, option: str = "--output"
     RunError (exit 1) when the system refuses the write (no space, no permission)."""
     check_output(path, force=force, option=option)
     try:
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as e:
         raise RunError(f"cannot write {path}: {e.strerror or e}") from None

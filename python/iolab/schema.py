@@ -71,9 +71,23 @@ __all__ = [
     "top_level",
     "relative_files",
     "name_text",
+    "new_list",
+    "new_dict",
 ]
 
 M = TypeVar("M", bound=BaseModel)
+
+
+# A field's default factory, as Python functions: pydantic reads a factory's signature, and
+# reading a builtin's (``list``, ``dict``) starts Python's tokenizer, ~20 ms in every command.
+def new_list() -> list:
+    """An empty list (a default factory)."""
+    return []
+
+
+def new_dict() -> dict:
+    """An empty dict (a default factory)."""
+    return {}
 
 
 class FrozenModel(BaseModel):

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, NonNegativeFloat, PositiveFloat, PositiveInt, model_validator
 
 from ..errors import RuleViolation
-from ..schema import Duration, Fraction, Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize
+from ..schema import Duration, Fraction, Ops, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, new_dict
 from ..units import GiB, MiB, TiB, format_rate, format_size
 from .client import ClientFigures
 from .row import CloudRow, Sourced
@@ -134,7 +134,7 @@ class ServiceLevel(CloudRow):
     load_latency: LoadLatency | None = None
     ceilings: Ceilings | None = None
     large_ceilings: Ceilings | None = None
-    clients: dict[Literal["nfs3", "nfs4.1", "dnfs", "smb3"], ClientFigures] = Field(default_factory=dict)
+    clients: dict[Literal["nfs3", "nfs4.1", "dnfs", "smb3"], ClientFigures] = Field(default_factory=new_dict)
     price_per_gib_month: NonNegativeFloat | None = None
     price_per_mibps_month: NonNegativeFloat | None = None
     price_per_iops_month: NonNegativeFloat | None = None

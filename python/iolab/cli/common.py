@@ -8,7 +8,6 @@ and SIGTERM 143 (128 + the signal's number), each named on stderr.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -178,5 +177,7 @@ def warn(traps: list[Any]) -> list[dict]:
 
 def print_json(document: Any) -> None:
     """Write one JSON document to stdout (non-finite floats become null)."""
+    import json
+
     sys.stdout.write(json.dumps(json_ready(document), indent=2, sort_keys=False) + "\n")
     sys.stdout.flush()

@@ -43,7 +43,7 @@ from ..catalog.rows import clouds_of
 from ..errors import SchemaError
 from ..scenario import ScenarioJob, parse_jobs
 from ..schema import (FrozenModel, PositiveDuration, PositiveOps, PositiveRate, PositiveSize, load_yaml,
-                      relative_files, top_level, validate)
+                      new_dict, new_list, relative_files, top_level, validate)
 
 __all__ = [
     "Require",
@@ -107,7 +107,7 @@ class LatencyBound(FrozenModel):
     p99_9: PositiveDuration | None = Field(None, alias="p99.9")
     p99_99: PositiveDuration | None = Field(None, alias="p99.99")
 
-    between: dict[str, PositiveDuration] = Field(default_factory=dict, exclude=True)
+    between: dict[str, PositiveDuration] = Field(default_factory=new_dict, exclude=True)
     """Percentiles the simulator does not report (``p95``), estimated from those it does."""
 
     @model_validator(mode="before")
@@ -158,7 +158,7 @@ class VmRequire(FrozenModel):
     max_vcpus: int | None = Field(None, ge=1)
     min_memory: PositiveSize | None = None
     families: list[str] | None = Field(None, min_length=1)
-    exclude: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=new_list)
     licensed_cores: float | None = Field(None, ge=0)
 
     @model_validator(mode="after")
@@ -214,7 +214,7 @@ class Require(FrozenModel):
     max_utilization: Annotated[float, BeforeValidator(_fraction), Gt(0), Le(1)] = MAX_UTILIZATION
     durable: bool = True
     vm: VmRequire | None = None
-    percentiles: dict[str, float] = Field(default_factory=dict, exclude=True)
+    percentiles: dict[str, float] = Field(default_factory=new_dict, exclude=True)
 
     @model_validator(mode="before")
     @classmethod

@@ -8,7 +8,6 @@ explanations everywhere. ``PlanResult.to_json()`` is exactly ``iolab plan --json
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,18 +103,18 @@ def plan_text(text: str, name: str, catalog: Sequence[str | Path] = (), options:
 
 def _load(opts: PlanOptions, catalog: Sequence[str | Path], load: Callable[[list], "Requirements"]) -> "Requirements":
     """The requirements, with the calibration's catalog values, priced in the region."""
-    files = list(catalog)
-    with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
-        section = None
-        if opts.calibration is not None:
-            from ..calibrate.calibration import calibration_catalog
+    if opts.calibration is None:
+        return load(list(catalog)).in_region(opts.region, opts.pricing)
+    import tempfile
 
-            section = calibration_catalog(opts.calibration, tmp)
-            files.append(section)
+    from ..calibrate.calibration import calibration_catalog
+
+    with tempfile.TemporaryDirectory(prefix="iolab-") as tmp:
+        section = calibration_catalog(opts.calibration, tmp)
         try:
-            req = load(files)
+            req = load([*catalog, section])
         except InputError as e:  # the section's fault, named in the calibration file, not its temporary copy
-            if section is None or e.file != str(section):
+            if e.file != str(section):
                 raise
             raise InputError(e.message, file=str(opts.calibration),
                              field=f"catalog.{e.field}" if e.field else "catalog") from None
