@@ -210,6 +210,7 @@ class _Family:
         self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
+        self._terms: dict[str, np.ndarray] | None = None
         self.limits = Limits.of(req)
 
     def volume(self) -> ShareVolume:
@@ -227,18 +228,22 @@ class _Family:
             self._service[x] = (d, self.wl.rate * float(self.q @ d))
         return self._service[x]
 
-    def evaluate(self, rows: np.ndarray, x: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    def _row_terms(self) -> dict[str, np.ndarray]:
+        """What does not depend on the share's size, for every row at once (computed once, then
+        read by row): the client's, connections' and VM's demands and utilizations, their part
+        of the unloaded-latency rule, their residence times, and the time outside the share."""
+        if self._terms is not None:
+            return self._terms
         lam = self.wl.per_client
-        d_s, u_s = self.service(x)
-        c = self.count[rows][:, None]
+        c = self.count[:, None]
         conn = Cap(self.client.connection_ops or None, self.client.connection_bytes)
         d_conn = np.array([conn.demand(int(b)) for b in self.b])                 # one visit, (streams,)
         together = Cap(self.client.client_ops, self.client.client_bytes)
         d_all = np.array([together.demand(int(b)) for b in self.b])             # all connections at once
-        d_net = np.where(self.write, self.b, 0.0) / self.net[rows][:, None]      # (rows, streams)
-        d_recv = np.where(self.write, 0.0, self.b) / self.recv[rows][:, None]    # (rows, streams)
-        cores = self.cores[rows][:, None]
-        queues, vcpus = self.queues[rows][:, None], self.vcpus[rows][:, None]
+        d_net = np.where(self.write, self.b, 0.0) / self.net[:, None]            # (rows, streams)
+        d_recv = np.where(self.write, 0.0, self.b) / self.recv[:, None]          # (rows, streams)
+        cores = self.cores[:, None]
+        queues, vcpus = self.queues[:, None], self.vcpus[:, None]
         split = (queues > 0) & (cores < vcpus)              # the RSS cores and every vCPU are two pools
         with np.errstate(divide="ignore", invalid="ignore"):
             d_cpu = np.where(cores > 0, np.where(split, self.io_ns[None, :], self.stack_ns[None, :])
@@ -246,37 +251,48 @@ class _Family:
             d_queue = np.where(queues > 0, self.byte_ns[None, :] / np.where(queues > 0, queues, 1.0) / 1e9, 0.0)
             d_all_cpu = np.where(split, self.stack_ns[None, :] / np.where(split, vcpus, 1.0) / 1e9, 0.0)
         u_one = lam * float(self.q @ d_conn) / c[:, 0]
-        d_w, d_be = self.conn_write, self.back_end                                # (streams,)
-        u_w = lam * float(self.q @ d_w) / c[:, 0]
-        u_be = self.wl.rate * float(self.q @ d_be)
-        d_file, u_file = self.file_demand, self._file_utilization(lam)                # (streams,)
-        u_all = np.full(len(rows), lam * float(self.q @ d_all))
+        u_w = lam * float(self.q @ self.conn_write) / c[:, 0]
+        u_be = self.wl.rate * float(self.q @ self.back_end)
+        u_all = np.full(len(self.rows), lam * float(self.q @ d_all))
         u_net = lam * (self.q * d_net).sum(axis=1)
         u_recv = lam * (self.q * d_recv).sum(axis=1)
         u_cpu = lam * (self.q * d_cpu).sum(axis=1)
         u_queue = lam * (self.q * d_queue).sum(axis=1)
         u_all_cpu = lam * (self.q * d_all_cpu).sum(axis=1)
-        z = np.maximum(0.0, self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all - d_s
-                       - d_w - d_be - d_file)
-
-        load = self.law.delay(u_s) if self.law is not None else 0.0
-        inside = (z + load + residence(d_conn[None, :], u_one[:, None], turns=c) + residence(d_s[None, :], u_s)
-                  + residence(d_w[None, :], u_w[:, None]) + residence(d_be[None, :], u_be)
-                  + residence(d_file[None, :], u_file[None, :]))
         # (a connection's write cap is not one the IOs take in turn: only a branch's first cap is,
         # as analytic._turns reads the compiled fork)
         outside = (residence(d_net, u_net[:, None]) + residence(d_recv, u_recv[:, None])
                    + residence(d_cpu, u_cpu[:, None]) + residence(d_queue, u_queue[:, None])
                    + residence(d_all_cpu, u_all_cpu[:, None]) + residence(d_all[None, :], u_all[:, None]))
-        latency = (self.q * (inside + outside)).sum(axis=1) / self.requests  # per request, as solve_open
-        util = {"service": np.full(len(rows), max(u_s, u_be)), "connection": np.maximum(np.maximum(u_one, u_all), u_w),
-                "network": u_net,
-                "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu))}
+        self._terms = {
+            "rule": self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all,
+            "conn": residence(d_conn[None, :], u_one[:, None], turns=c),
+            "write": residence(self.conn_write[None, :], u_w[:, None]),
+            "back_end": residence(self.back_end[None, :], u_be),
+            "file": residence(self.file_demand[None, :], self._file_utilization(lam)[None, :]),
+            "outside": outside,
+            "connection": np.maximum(np.maximum(u_one, u_all), u_w),
+            "network": u_net, "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu)),
+            "u_be": np.array(u_be)}
+        return self._terms
+
+    def evaluate(self, rows: np.ndarray, x: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """Each of ``rows``' utilizations (by kind) and latency at share size (or throughput) ``x``."""
+        lam = self.wl.per_client
+        t = self._row_terms()
+        d_s, u_s = self.service(x)
+        z = np.maximum(0.0, t["rule"][rows] - d_s - self.conn_write - self.back_end - self.file_demand)
+        load = self.law.delay(u_s) if self.law is not None else 0.0
+        inside = (z + load + t["conn"][rows] + residence(d_s[None, :], u_s)
+                  + t["write"][rows] + t["back_end"] + t["file"])
+        latency = (self.q * (inside + t["outside"][rows])).sum(axis=1) / self.requests  # per request, as solve_open
+        util = {"service": np.full(len(rows), max(u_s, float(t["u_be"]))), "connection": t["connection"][rows],
+                "network": t["network"][rows], "receive": t["receive"][rows], "cpu": t["cpu"][rows]}
         if self.file_demand.any():
-            util["file"] = np.full(len(rows), u_file.max())
+            util["file"] = np.full(len(rows), self._file_utilization(lam).max())
         occupancy = lam * (self.q * inside).sum(axis=1)
         if self.proto.id == "nfs3" and self.slots:
-            util["connection-slots"] = occupancy / c[:, 0] / self.slots
+            util["connection-slots"] = occupancy / self.count[rows] / self.slots
         elif self.proto.id == "nfs4.1" and self.slots:
             util["session"] = occupancy / self.slots
         util["capacity"] = np.full(len(rows), self._capacity_util(x))
