@@ -29,7 +29,7 @@ from __future__ import annotations
 from .capacity import Limits, bounds, limits, reach
 from .demands import SERVICE_CV2, THROTTLE_CV2, Chains, chains
 from .mva import exact_mva, schweitzer_mva
-from .open_analysis import OpenSolution, open_model, residence, solve_open, stretch
+from .open_analysis import OpenSolution, open_model, residence, solve_open, stretch, stretched
 from .solution import SATURATION, BurstResult, ClassResult, LoadDelay, ResourceLoad, SlotLoad, Solution, solve
 
 __all__ = [
@@ -55,5 +55,6 @@ __all__ = [
     "SERVICE_CV2",
     "THROTTLE_CV2",
     "stretch",
+    "stretched",
     "residence",
 ]

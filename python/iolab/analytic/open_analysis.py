@@ -16,7 +16,7 @@ import numpy as np
 from ..network import Network
 from .demands import THROTTLE_CV2, chains
 
-__all__ = ["OpenSolution", "open_model", "solve_open", "stretch", "residence"]
+__all__ = ["OpenSolution", "open_model", "solve_open", "stretch", "stretched", "residence"]
 
 
 def stretch(u, cv2=THROTTLE_CV2, turns=1):
@@ -33,9 +33,15 @@ def stretch(u, cv2=THROTTLE_CV2, turns=1):
 def residence(d, u, cv2=THROTTLE_CV2, turns=1):
     """Open model: the time an IO of demand ``d`` spends at a cap of utilization ``u``,
     ``d × stretch(u)`` (see :func:`stretch`): 0 without demand, inf at a full cap."""
+    return stretched(d, stretch(u, cv2, turns))
+
+
+def stretched(d, s):
+    """``d × s``, the time at a cap that stretches an IO's demand ``d`` ``s`` times (a
+    :func:`stretch` computed once for several demands): 0 without demand."""
     d = np.asarray(d, dtype=float)
     with np.errstate(invalid="ignore"):
-        return np.where(d > 0, d * stretch(u, cv2, turns), 0.0)
+        return np.where(d > 0, d * s, 0.0)
 
 
 @dataclass(frozen=True)

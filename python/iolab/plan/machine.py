@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..analytic import residence
+from ..analytic import residence, stretch, stretched
 from ..errors import SchemaError
 from ..network import Network
 from ..units import format_duration, format_ops, format_rate
@@ -438,8 +438,9 @@ def _layouts(parts: list[_Part], clients, vms: int, vm_limit: float, per: int):
             found.append((cost[ok], busiest[ok], vm[ok], grid[:, ok]))
         bad = np.nonzero(~ok)[0]
         if len(bad):
-            firsts, starts = np.unique(vm[bad], return_index=True)
-            for v, piece in zip(firsts.tolist(), np.split(bad, starts[1:])):
+            at = vm[bad]  # ascending: a chunk's combinations come VM by VM (see _product)
+            starts = np.flatnonzero(at[1:] != at[:-1]) + 1
+            for v, piece in zip(at[np.concatenate(([0], starts))].tolist(), np.split(bad, starts)):
                 failing[v] = (cost[piece], shortfall[piece], grid[:, piece])
     return found, failing, alone_fail, evaluated
 
@@ -506,12 +507,13 @@ def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: 
     """Feasibility of each combination (columns of ``grid``), its busiest VM cap, its
     shortfall (the worst ratio of a figure to its limit) and each workload's latency."""
     u = {k: sum(p.load[k][grid[w]] for w, p in enumerate(parts)) for k in parts[0].load}
+    waits = {k: stretch(load) for k, load in u.items()}  # each cap's stretch, once for every workload
     latencies = []
     for w, p in enumerate(parts):
-        lat = p.base[grid[w]].copy()
+        rows = grid[w]
+        lat = p.base[rows].copy()
         for k in u:
-            d = p.path[k][grid[w]]
-            lat = lat + residence(d, u[k])
+            lat = lat + stretched(p.path[k][rows], waits[k])
         latencies.append(lat)
     disks = sum(p.count[grid[w]] for w, p in enumerate(parts))
     busiest = np.maximum.reduce(list(u.values()))

@@ -26,7 +26,6 @@ one; catalog ids that do not exist list the nearest known ids.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 
 import math
@@ -489,9 +488,12 @@ def _cloud(search: Search | None, catalog: Catalog, file: str, pool: PoolRequest
                                         **clouds_of(catalog.scaled)}, "disk"),
                  ("services", search.services, {r.service: r.cloud for r in catalog.services.values()}, "service"),
                  ("levels", search.levels, {r.id: r.cloud for r in catalog.services.values()}, "service level"))
+        from .space import glob
+
         for key, patterns, clouds, what in lists:
             for i, pattern in enumerate(patterns or ()):
-                hits = {c for k, c in clouds.items() if fnmatch.fnmatchcase(k.casefold(), str(pattern).casefold())}
+                matches = glob(str(pattern))
+                hits = {c for k, c in clouds.items() if matches(k)}
                 if len(hits) == 1:
                     parts.append(Part(f"search.{key}[{i}]", str(pattern), what, hits.pop()))
     found = one_cloud(parts, file=file, kind="requirements file")

@@ -9,16 +9,25 @@ raises :class:`~iolab.errors.SchemaError`; both name the file and the list entry
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..catalog import Catalog, ServiceLevel
 from ..errors import SchemaError, UnknownIdError, nearest
 from .requirements import Requirements
 
-__all__ = ["select", "vms", "skus", "levels", "series", "fits"]
+__all__ = ["select", "vms", "skus", "levels", "series", "fits", "glob"]
 
 _GLOB = set("*?[")
+
+
+@functools.lru_cache(maxsize=256)
+def glob(pattern: str) -> Callable[[str], bool]:
+    """Whether an id matches the shell-style ``pattern`` (:func:`fnmatch.fnmatchcase` of both
+    casefolded), the pattern translated once for every id it is tried on."""
+    match = re.compile(fnmatch.translate(pattern.casefold())).match
+    return lambda ident: match(ident.casefold()) is not None
 
 
 def select(patterns: Sequence[str] | None, known: Iterable[str], kind: str, *, file: str, field: str) -> list[str]:
@@ -32,7 +41,8 @@ def select(patterns: Sequence[str] | None, known: Iterable[str], kind: str, *, f
         if not isinstance(pattern, str) or not pattern:
             raise SchemaError(f"expected a {kind} id or a glob, got {pattern!r}", file=file, field=where)
         if _GLOB & set(pattern):
-            hits = [k for k in known if fnmatch.fnmatchcase(k.casefold(), pattern.casefold())]
+            matches = glob(pattern)
+            hits = [k for k in known if matches(k)]
             if not hits:
                 hint = nearest(pattern.replace("*", "").replace("?", ""), known)
                 raise SchemaError(f"{pattern!r} matches no {kind}" + (f"; nearest: {', '.join(hint)}" if hint else ""),
@@ -64,8 +74,8 @@ _SERIES = re.compile(r"^Standard_([A-Z]+)\d+(?:-\d+)?([a-z]*)(?:_(?!v\d+$)[A-Za-
 
 def _named(size: str, patterns: Sequence[str]) -> bool:
     """Whether a VM id or its series matches one of ``patterns`` (ids, globs or series)."""
-    names = (size.casefold(), series(size).casefold())
-    return any(fnmatch.fnmatchcase(n, p.casefold()) for p in patterns for n in names)
+    names = (size, series(size))
+    return any(glob(p)(n) for p in patterns for n in names)
 
 
 def fits(vm, need) -> bool:
