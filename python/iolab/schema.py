@@ -33,7 +33,6 @@ Example::
     # SchemaError "disks.yaml: disks.P30.iops: must be greater than 0 (got 0)"
 """
 
-from __future__ import annotations
 
 import re
 import types

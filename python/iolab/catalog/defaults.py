@@ -1,6 +1,5 @@
 """Catalog-wide defaults: unloaded latencies and the simulator's delay distribution (assumptions)."""
 
-from __future__ import annotations
 
 from typing import Literal
 

@@ -1,7 +1,6 @@
 """Disks: Azure fixed-size SKUs (P30, E10, S4) and provisioned ones (Premium SSD v2, Ultra); Google
 Cloud Persistent Disk (performance by size) and Hyperdisk (provisioned)."""
 
-from __future__ import annotations
 
 import math
 from typing import Literal, NamedTuple

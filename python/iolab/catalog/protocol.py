@@ -1,6 +1,5 @@
 """File protocols: NFSv3, NFSv4.1, SMB 3 and what limits one client's concurrency and throughput."""
 
-from __future__ import annotations
 
 from pydantic import Field, PositiveInt, model_validator
 

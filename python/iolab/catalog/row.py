@@ -1,6 +1,5 @@
 """What every catalog row has: where its figures come from, and which of them are assumed."""
 
-from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType

@@ -1,7 +1,6 @@
 """EBS volumes whose caps follow from their size: gp2 (IOPS per GiB, bursting on an I/O
 credit bucket) and st1/sc1 (throughput per TiB, bursting on a throughput credit bucket)."""
 
-from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 

@@ -1,6 +1,5 @@
 """File-share service levels: Azure NetApp Files, Google Cloud NetApp Volumes, Azure Files premium."""
 
-from __future__ import annotations
 
 import math
 from typing import Literal

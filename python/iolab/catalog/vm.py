@@ -1,6 +1,5 @@
 """VM sizes (Azure) and machine types (Compute Engine) and their storage limits."""
 
-from __future__ import annotations
 
 import re
 from functools import lru_cache
@@ -37,7 +36,7 @@ def arch_of(size: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _price() -> TypeAdapter:
+def _price() -> "TypeAdapter":
     """The validator of an hourly price, built on first use (only a file giving
     ``price_per_hour`` needs it; building it at import costs every command)."""
     from pydantic import TypeAdapter
