@@ -220,3 +220,30 @@ def test_the_console_script_collects_young_garbage_less_often():
     at_exit = "import atexit, gc; atexit.register(lambda: print('threshold', gc.get_threshold()[0]))"
     alone = _main("check", "examples/oltp-ds13-p30.yaml", before=at_exit)
     assert alone.returncode == 0 and alone.stdout.splitlines()[-1] == f"threshold {YOUNG_COLLECTION}", alone.stderr
+
+
+def test_the_console_script_skips_pydantics_plugin_loader_when_plugins_are_disabled():
+    """pydantic imports its plugin loader (importlib.metadata, the email package) to find
+    plugins even when they are disabled; the console script answers that import itself, with
+    the same answer (no plugins) and the same plan; a user who enables plugins gets pydantic's."""
+    report = ("import atexit, sys; atexit.register(lambda: print('loaded', "
+              "sorted(m for m in ('importlib.metadata', 'email') if m in sys.modules)))")
+    args = ("plan", "examples/oltp-requirements.yaml", "--json")
+    quick = _main(*args, before=report)
+    assert quick.returncode == 0, quick.stderr
+    assert quick.stdout.splitlines()[-1] == "loaded []"
+    enabled = _main(*args, before="import os; os.environ['PYDANTIC_DISABLE_PLUGINS'] = ''\n" + report)
+    assert enabled.returncode == 0 and enabled.stdout.splitlines()[-1] == "loaded ['email', 'importlib.metadata']"
+    assert json.loads("\n".join(quick.stdout.splitlines()[:-1])) == json.loads("\n".join(enabled.stdout.splitlines()[:-1]))
+
+
+def test_the_stand_in_plugin_loader_finds_no_plugins_and_hands_other_names_to_pydantics():
+    code = ("import sys\nfrom iolab.cli.process import _no_plugins\n"
+            "sys.modules['pydantic.plugin._loader'] = _no_plugins()\n"
+            "from pydantic.plugin._loader import get_plugins\nprint(get_plugins())\n"
+            "from pydantic.plugin._loader import PYDANTIC_ENTRY_POINT_GROUP\n"
+            "print(PYDANTIC_ENTRY_POINT_GROUP, sys.modules['pydantic.plugin._loader'].__file__.endswith('_loader.py'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT / "python")))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["()", "pydantic", "True"]

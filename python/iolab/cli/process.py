@@ -3,7 +3,10 @@ changes what it computes or prints (see docs/performance.md, Start-up).
 
 - ``PYDANTIC_DISABLE_PLUGINS=__all__`` (unless set): pydantic otherwise reads every
   installed package's entry points for plugins the first time it builds a validator;
-  iolab uses none.
+  iolab uses none. Even so, pydantic imports its plugin loader there, and with it
+  ``importlib.metadata`` and the ``email`` package (~25 ms); the console script answers
+  that import with a module whose ``get_plugins()`` returns no plugins, as pydantic's own
+  does under that setting (any other name asked of it loads pydantic's real module).
 - ``OPENBLAS_NUM_THREADS=1`` (unless set): numpy's OpenBLAS otherwise starts a thread per
   core when numpy is imported, which costs CPU time in every command that imports numpy;
   iolab's matrix products are a few rows and columns, below where OpenBLAS splits work.
@@ -25,9 +28,11 @@ from __future__ import annotations
 
 import atexit
 import gc
+import importlib
 import os
 import sys
-from typing import NoReturn
+import types
+from typing import Any, NoReturn
 
 __all__ = ["prepare", "leave", "YOUNG_COLLECTION"]
 
@@ -40,8 +45,33 @@ def prepare(console_script: bool = True) -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if console_script:
+        if os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__":
+            sys.modules.setdefault(_PLUGIN_LOADER, _no_plugins())
         _, older, oldest = gc.get_threshold()
         gc.set_threshold(YOUNG_COLLECTION, older, oldest)
+
+
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+
+
+def _no_plugins() -> types.ModuleType:
+    """pydantic's plugin loader when plugins are disabled: ``get_plugins()`` is empty; any
+    other name is read from pydantic's own module, loaded then."""
+    stub = types.ModuleType(_PLUGIN_LOADER)
+
+    def get_plugins(*args: Any, **kwargs: Any) -> tuple:
+        return ()
+
+    def real(name: str) -> Any:
+        if name.startswith("__"):  # what the import system asks of any module (__path__, ...)
+            raise AttributeError(name)
+        if sys.modules.get(_PLUGIN_LOADER) is stub:
+            del sys.modules[_PLUGIN_LOADER]
+        return getattr(importlib.import_module(_PLUGIN_LOADER), name)
+
+    stub.get_plugins = get_plugins  # type: ignore[attr-defined]
+    stub.__getattr__ = real  # type: ignore[method-assign]
+    return stub
 
 
 def leave(code: int) -> NoReturn:
