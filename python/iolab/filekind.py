@@ -86,7 +86,7 @@ def sniff(path: str | Path) -> str | None:
 
     try:
         check_yaml(text)  # depth, aliases, long integers: the loader names the fault
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - safe loaders
     except (InputError, yaml.YAMLError, RecursionError, ValueError):
         return None
     return kind_of_data(data)
