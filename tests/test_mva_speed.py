@@ -6,7 +6,6 @@ nearby solution against one started cold."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from iolab.analytic import capacity, chains, limits, mva, reach
 from iolab.analytic.closed import solve_closed

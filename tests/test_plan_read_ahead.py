@@ -6,10 +6,9 @@ rejected does fail, and percentile checks simulate the same load."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
+from msgspec.structs import replace
 
 REQ = """version: 1
 jobs:
@@ -66,8 +65,7 @@ def test_the_chosen_share_meets_the_requirement_and_a_cheaper_size_fails(iolab, 
     assert share is not None and share.pool is not None and not share.manual
     pool = share.pool - TiB
     size = min(share.size, pool) // GiB * GiB
-    cheaper = dataclasses.replace(chosen, share=dataclasses.replace(share, size=size, pool=pool,
-                                                                    throughput=share.throughput * size / share.size))
+    cheaper = replace(chosen, share=replace(share, size=size, pool=pool, throughput=share.throughput * size / share.size))
     assert bill(req.catalog, cheaper).total < bill(req.catalog, chosen).total
     pred = predict_at_load(req, wl, cheaper)
     assert not _meets(pred, Limits.of(req)) and pred.latency > 0.002

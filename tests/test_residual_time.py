@@ -96,7 +96,7 @@ def test_connections_taken_in_turn_queue_as_one_faster_server(tmp_path):
     (Seidmann), and the open model's wait at one of them is a quarter of a lone throttle's.
     Against the simulator (no burst credits, 4 KiB reads, 64 in flight): within 3 %, where a
     random pick (each connection queueing alone) is 4 % low."""
-    import dataclasses
+    from msgspec.structs import replace
 
     from iolab.analytic import chains, solve, stretch
     from iolab.compile import compile_scenario
@@ -109,8 +109,8 @@ def test_connections_taken_in_turn_queue_as_one_faster_server(tmp_path):
     path.write_text((EXAMPLES / "azure-files-nfs-nconnect4.yaml").read_text()
                     .replace("--rw=read --bs=1024k", "--rw=randread --bs=4k").replace("--nrfiles=4", "--nrfiles=16"))
     net = compile_scenario(load_scenario(path))
-    net = dataclasses.replace(net, resources=tuple(
-        dataclasses.replace(r, cap=dataclasses.replace(r.cap, burst=None)) if r.cap is not None else r
+    net = replace(net, resources=tuple(
+        replace(r, cap=replace(r.cap, burst=None)) if r.cap is not None else r
         for r in net.resources))
     ch = chains(net)
     (group,) = ch.turns

@@ -13,8 +13,9 @@ because they keep too few IOs in flight.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from .units import format_percent
 
@@ -42,8 +43,7 @@ KIND_WORDS = {
 SLOTS_FULL = 0.99
 
 
-@dataclass(frozen=True)
-class Bottleneck:
+class Bottleneck(msgspec.Struct, frozen=True):
     """What limits the workload.
 
     ``kind``: the resource kind (docs/model.md) or ``concurrency``; ``resource``: its label

@@ -19,16 +19,16 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 __all__ = ["Trap", "job_traps", "file_traps", "flag_traps", "jobfile_traps", "traps_of", "unique",
            "rates_unknown"]
 
 
-@dataclass(frozen=True)
-class Trap:
+class Trap(msgspec.Struct, frozen=True):
     """One warning: where (file, field) and what."""
 
     message: str

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Literal, Union
+
+import msgspec
 
 __all__ = [
     "KINDS",
@@ -61,8 +62,7 @@ KINDS: tuple[str, ...] = ("vm", "vm-cache", "network", "receive", "disk", "conne
                           "file", "device", "client", "cpu")
 
 
-@dataclass(frozen=True)
-class Burst:
+class Burst(msgspec.Struct, frozen=True):
     """Higher caps while a credit bucket lasts.
 
     Credits accrue at the baseline rate and each IO spends its ops (and bytes); the bucket
@@ -78,8 +78,7 @@ class Burst:
     initial: float = 1.0
 
 
-@dataclass(frozen=True)
-class Cap:
+class Cap(msgspec.Struct, frozen=True):
     """A throttle: at most ``ops_per_s`` ops and ``bytes_per_s`` bytes per second.
 
     ``service`` is the distribution of the per-IO service time in the simulator:
@@ -113,8 +112,7 @@ class Cap:
         return d
 
 
-@dataclass(frozen=True)
-class Delay:
+class Delay(msgspec.Struct, frozen=True):
     """A latency station (infinite servers). The distribution of a visit's time: its mean is
     the visit's ``latency``; ``cv`` is the coefficient of variation for ``lognormal``."""
 
@@ -122,8 +120,7 @@ class Delay:
     cv: float = 0.5
 
 
-@dataclass(frozen=True)
-class Resource:
+class Resource(msgspec.Struct, frozen=True):
     """One place an IO spends time: exactly one of ``cap`` and ``delay`` is set."""
 
     id: str
@@ -139,8 +136,7 @@ class Resource:
             raise ValueError(f"resource {self.id}: unknown kind {self.kind!r}")
 
 
-@dataclass(frozen=True)
-class SlotLimit:
+class SlotLimit(msgspec.Struct, frozen=True):
     """A semaphore: at most ``slots`` IOs inside the segments that hold it."""
 
     id: str
@@ -149,8 +145,7 @@ class SlotLimit:
     slots: int
 
 
-@dataclass(frozen=True)
-class Cache:
+class Cache(msgspec.Struct, frozen=True):
     """A host cache (by block address in the simulator): ``size`` bytes, warm or cold at start."""
 
     id: str
@@ -159,8 +154,7 @@ class Cache:
     warm: bool = True
 
 
-@dataclass(frozen=True)
-class Visit:
+class Visit(msgspec.Struct, frozen=True):
     """One visit to a resource carrying ``bytes``; ``latency`` (seconds) is the mean time
     spent there when the resource is a delay (ignored at caps)."""
 
@@ -169,8 +163,7 @@ class Visit:
     latency: float = 0.0
 
 
-@dataclass(frozen=True)
-class Fork:
+class Fork(msgspec.Struct, frozen=True):
     """Run ``choose`` of the ``branches`` in parallel; the IO goes on when the last one ends.
 
     ``pick``: ``random`` (distinct branches uniformly at random: stripe members) or
@@ -182,16 +175,14 @@ class Fork:
     pick: Literal["random", "round-robin"] = "random"
 
 
-@dataclass(frozen=True)
-class Hold:
+class Hold(msgspec.Struct, frozen=True):
     """Run ``steps`` while holding one slot of ``slot_limit`` (waiting FIFO for one)."""
 
     slot_limit: str
     steps: tuple["Step", ...]
 
 
-@dataclass(frozen=True)
-class LoadLaw:
+class LoadLaw(msgspec.Struct, frozen=True):
     """How a share's latency rises with the load on its quota: an extra delay of
     ``scale × x^exponent`` seconds with ``x = (u − onset) / (1 − onset)`` clamped to [0, 1],
     ``u`` the utilization of cap ``cap`` (the share's quota, whichever of its IOPS and
@@ -217,8 +208,7 @@ class LoadLaw:
         return self.scale * self.exponent * x ** (self.exponent - 1.0) / (1.0 - self.onset) if x > 0.0 else 0.0
 
 
-@dataclass(frozen=True)
-class Load:
+class Load(msgspec.Struct, frozen=True):
     """Spend the load delay of ``law`` at delay resource ``resource`` (its distribution in
     the simulator). ``bytes`` is the IO's size: what it costs the law's cap, which the
     simulator counts to measure the cap's recent utilization."""
@@ -231,8 +221,7 @@ class Load:
 Step = Union[Visit, Fork, Hold, Load]
 
 
-@dataclass(frozen=True)
-class Class:
+class Class(msgspec.Struct, frozen=True):
     """One stream of IOs of a job: a direction, a cache outcome, an IO size and a route.
 
     ``probability`` is the share of the job's IOs in this class. When ``cache`` is set the
@@ -251,8 +240,7 @@ class Class:
     background: tuple[Step, ...] = ()
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(msgspec.Struct, frozen=True):
     """A fio job on one client: ``population`` IOs always outstanding (numjobs × iodepth, or
     numjobs for synchronous engines); ``rate`` (ops/s, whole job) when fio's rate_iops
     limits it; ``think`` (seconds) the wait of each IO slot between an IO's completion and
@@ -271,8 +259,7 @@ class Job:
     block: int = 4096
 
 
-@dataclass(frozen=True)
-class Network:
+class Network(msgspec.Struct, frozen=True):
     """A compiled scenario: everything both engines need, nothing more."""
 
     resources: tuple[Resource, ...]
@@ -290,26 +277,24 @@ class Network:
 
     def to_dict(self) -> dict:
         """Plain data (JSON-ready) for the simulator; steps are tagged ``visit``/``fork``/``hold``."""
-        from dataclasses import asdict
-
         def step(s: Step) -> dict:
             if isinstance(s, Visit):
-                return {"visit": asdict(s)}
+                return {"visit": _plain(s)}
             if isinstance(s, Fork):
                 return {"fork": {"choose": s.choose, "pick": s.pick,
                                  "branches": [[step(x) for x in b] for b in s.branches]}}
             if isinstance(s, Load):
-                return {"load": {"resource": s.resource, "bytes": s.bytes, **asdict(s.law)}}
+                return {"load": {"resource": s.resource, "bytes": s.bytes, **_plain(s.law)}}
             return {"hold": {"slot_limit": s.slot_limit, "steps": [step(x) for x in s.steps]}}
 
         job_index = {j.name: i for i, j in enumerate(self.jobs)}
         return {
-            "resources": [asdict(r) for r in self.resources],
-            "slot_limits": [asdict(s) for s in self.slot_limits],
-            "caches": [asdict(c) for c in self.caches],
-            "jobs": [asdict(j) for j in self.jobs],
+            "resources": [_plain(r) for r in self.resources],
+            "slot_limits": [_plain(s) for s in self.slot_limits],
+            "caches": [_plain(c) for c in self.caches],
+            "jobs": [_plain(j) for j in self.jobs],
             "classes": [
-                {**{k: v for k, v in asdict(c).items() if k not in ("route", "background")},
+                {**{k: v for k, v in _plain(c).items() if k not in ("route", "background")},
                  "job": job_index[c.job],
                  "route": [step(s) for s in c.route],
                  "background": [step(s) for s in c.background]}
@@ -318,8 +303,13 @@ class Network:
         }
 
 
-@dataclass
-class Flat:
+def _plain(record: msgspec.Struct) -> dict:
+    """A record's fields as a dict, the records among them as dicts too."""
+    return {name: _plain(v) if isinstance(v := getattr(record, name), msgspec.Struct) else v
+            for name in record.__struct_fields__}
+
+
+class Flat(msgspec.Struct):
     """A class's route flattened for mean-value analysis.
 
     ``demand[rid]``: expected service seconds per IO at cap ``rid`` (baseline caps);
@@ -332,13 +322,13 @@ class Flat:
     weighed by their share of the response time.
     """
 
-    demand: dict[str, float] = field(default_factory=dict)
-    response: dict[str, float] = field(default_factory=dict)
-    burst_demand: dict[str, float] = field(default_factory=dict)
+    demand: dict[str, float] = msgspec.field(default_factory=dict)
+    response: dict[str, float] = msgspec.field(default_factory=dict)
+    burst_demand: dict[str, float] = msgspec.field(default_factory=dict)
     delay: float = 0.0
-    slots: dict[str, float] = field(default_factory=dict)
-    background: dict[str, float] = field(default_factory=dict)
-    load: dict[LoadLaw, float] = field(default_factory=dict)
+    slots: dict[str, float] = msgspec.field(default_factory=dict)
+    background: dict[str, float] = msgspec.field(default_factory=dict)
+    load: dict[LoadLaw, float] = msgspec.field(default_factory=dict)
 
 
 def walk(steps: tuple[Step, ...], weight: float = 1.0,

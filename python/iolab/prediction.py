@@ -6,8 +6,9 @@ The JSON shape is ``iolab predict --json``'s (docs/predict.md); every figure is 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from dataclasses import dataclass, replace
+from msgspec.structs import replace
 
 from .analytic import Solution, chains, reach, solve
 from .bottleneck import Bottleneck, of_prediction

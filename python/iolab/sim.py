@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import msgspec
 
 from . import _sim
 from .errors import SchemaError
@@ -53,8 +54,7 @@ class _Flag(Protocol):
     def is_set(self) -> bool: ...
 
 
-@dataclass(frozen=True)
-class Latency:
+class Latency(msgspec.Struct, frozen=True):
     """Latency of a set of IOs, in seconds (quantiles within 0.4 % of the exact value)."""
 
     mean: float
@@ -79,8 +79,7 @@ class Latency:
                 "p99.9": self.p99_9, "p99.99": self.p99_99, "max": self.max}
 
 
-@dataclass(frozen=True)
-class Stats:
+class Stats(msgspec.Struct, frozen=True):
     """Throughput and latency of a set of measured IOs (all, a direction, a job, a class).
 
     ``ios`` and ``bytes`` are counts over the measured period (over all replications);
@@ -103,8 +102,7 @@ class Stats:
         return {**head, "iops": self.iops, "bandwidth": self.bandwidth, "latency": self.latency.to_json()}
 
 
-@dataclass(frozen=True)
-class SeriesPoint:
+class SeriesPoint(msgspec.Struct, frozen=True):
     """One interval ending ``t`` seconds after the ramp: its IOPS and bandwidth (bytes/s)."""
 
     t: float
@@ -112,8 +110,7 @@ class SeriesPoint:
     bandwidth: float
 
 
-@dataclass(frozen=True)
-class ResourceUse:
+class ResourceUse(msgspec.Struct, frozen=True):
     """How busy a cap or a slot limit was over the measured period.
 
     ``kind`` is the resource kind (docs/model.md); ``slots`` is set for slot limits only.
@@ -140,8 +137,7 @@ class ResourceUse:
         return d
 
 
-@dataclass(frozen=True)
-class CreditPoint:
+class CreditPoint(msgspec.Struct, frozen=True):
     """Credit balance at ``t`` seconds after the ramp: ops and bytes (None: no such bucket)."""
 
     t: float
@@ -149,8 +145,7 @@ class CreditPoint:
     bytes: float | None
 
 
-@dataclass(frozen=True)
-class Credits:
+class Credits(msgspec.Struct, frozen=True):
     """The credit balance of one bursting cap over time (the first replication's)."""
 
     id: str
@@ -162,8 +157,7 @@ class Credits:
                 "series": [{"t": p.t, "ops": p.ops, "bytes": p.bytes} for p in self.series]}
 
 
-@dataclass(frozen=True)
-class CachePoint:
+class CachePoint(msgspec.Struct, frozen=True):
     """Lookups in the interval ending at ``t`` and their hit ratio (None: no lookup)."""
 
     t: float
@@ -171,8 +165,7 @@ class CachePoint:
     hit_ratio: float | None
 
 
-@dataclass(frozen=True)
-class CacheUse:
+class CacheUse(msgspec.Struct, frozen=True):
     """A host cache's reads: lookups, hits and hit ratio, in total and over time."""
 
     id: str
@@ -188,8 +181,7 @@ class CacheUse:
                 "series": [{"t": p.t, "hit_ratio": p.hit_ratio} for p in self.series]}
 
 
-@dataclass(frozen=True)
-class Replication:
+class Replication(msgspec.Struct, frozen=True):
     """One replication's own figures (its seed, measured IOs and seconds, rates, latency)."""
 
     seed: int
@@ -201,8 +193,7 @@ class Replication:
     partial: bool
 
 
-@dataclass(frozen=True)
-class Confidence:
+class Confidence(msgspec.Struct, frozen=True):
     """95 % confidence intervals (Student's t over the replications) as (low, high)."""
 
     iops: tuple[float, float]
@@ -214,8 +205,7 @@ class Confidence:
         return {"level": self.level, "iops": list(self.iops), "mean": list(self.mean), "p99": list(self.p99)}
 
 
-@dataclass(frozen=True)
-class Simulation:
+class Simulation(msgspec.Struct, frozen=True):
     """What a simulation measured after its ramp.
 
     ``total``/``read``/``write`` (None when that direction had no IO), ``jobs`` (per job

@@ -10,8 +10,9 @@ All times in seconds, rates in ops/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 
+import msgspec
+from msgspec.structs import replace
 import numpy as np
 
 from ..network import Fork, Hold, Network, Step, Visit, walk
@@ -22,8 +23,7 @@ from .mva import exact_reach
 __all__ = ["Limits", "limits", "slot_seconds", "bounds", "reach"]
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """What the path allows at any concurrency, for a mix of chains.
 
     ``max_iops``: the least of the caps' bound ``1 / max_k Σ w_j D[j,k]`` (background load

@@ -8,8 +8,8 @@ All times in seconds, rates in ops/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..network import Flat, Fork, Hold, LoadLaw, Network, Step, Visit, flatten
@@ -23,8 +23,7 @@ SERVICE_CV2 = {"deterministic": 0.0, "exponential": 1.0}
 #: A throttle's (every cap the compiler builds).
 THROTTLE_CV2 = SERVICE_CV2["deterministic"]
 
-@dataclass(frozen=True)
-class Chains:
+class Chains(msgspec.Struct, frozen=True):
     """A network reduced to matrices: chains (jobs) × cap resources."""
 
     jobs: tuple[str, ...]

@@ -9,8 +9,8 @@ All times in seconds, rates in ops/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from ..network import Network
@@ -44,8 +44,7 @@ def stretched(d, s):
         return np.where(d > 0, d * s, 0.0)
 
 
-@dataclass(frozen=True)
-class OpenSolution:
+class OpenSolution(msgspec.Struct, frozen=True):
     """The open-model analysis at a required rate: feasible when every U ≤ 1."""
 
     rate: float
@@ -54,7 +53,7 @@ class OpenSolution:
     concurrency: float           # λ × R: IOs the application must keep in flight
     feasible: bool
     bottleneck: str              # resource id with the highest utilization
-    jobs: dict[str, float] = field(default_factory=dict)  # mean seconds per job (inf when infeasible)
+    jobs: dict[str, float] = msgspec.field(default_factory=dict)  # mean seconds per job (inf when infeasible)
 
 
 def open_model(D: np.ndarray, Z: np.ndarray, lam: np.ndarray, cv2: float = THROTTLE_CV2

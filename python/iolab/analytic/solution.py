@@ -8,8 +8,8 @@ All times in seconds, rates in ops/s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..network import Class, LoadLaw, Network, Visit, walk
@@ -24,8 +24,7 @@ __all__ = ["Solution", "ResourceLoad", "SlotLoad", "ClassResult", "BurstResult",
 SATURATION = 0.9
 
 
-@dataclass(frozen=True)
-class ResourceLoad:
+class ResourceLoad(msgspec.Struct, frozen=True):
     """One resource's utilization (caps) or, for slot limits, the share of the population
     that wants in over its slots."""
 
@@ -35,8 +34,7 @@ class ResourceLoad:
     utilization: float
 
 
-@dataclass(frozen=True)
-class SlotLoad:
+class SlotLoad(msgspec.Struct, frozen=True):
     id: str
     label: str
     kind: str
@@ -48,8 +46,7 @@ class SlotLoad:
         return self.wanted > self.slots + 1e-9
 
 
-@dataclass(frozen=True)
-class ClassResult:
+class ClassResult(msgspec.Struct, frozen=True):
     id: str
     job: str
     direction: str
@@ -58,8 +55,7 @@ class ClassResult:
     latency: float      # mean seconds as the application sees it
 
 
-@dataclass(frozen=True)
-class BurstResult:
+class BurstResult(msgspec.Struct, frozen=True):
     """Figures while burst credits last, and how long a full bucket lasts at that load."""
 
     iops: float
@@ -73,8 +69,7 @@ class BurstResult:
     spending: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class LoadDelay:
+class LoadDelay(msgspec.Struct, frozen=True):
     """A share's load delay in the solution: the utilization ``u`` of its quota (cap
     ``id``) and the ``delay`` (seconds) each IO through it spends on top of the unloaded
     latency."""
@@ -85,8 +80,7 @@ class LoadDelay:
     delay: float
 
 
-@dataclass(frozen=True)
-class Solution:
+class Solution(msgspec.Struct, frozen=True):
     """The closed (fio-like) prediction of a network."""
 
     classes: tuple[ClassResult, ...]

@@ -9,8 +9,10 @@ point); :func:`rows` lines up measured and predicted figures with their ratio
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
+
+from msgspec.structs import replace
 
 from ..errors import RuleViolation
 from ..fio import FioJob

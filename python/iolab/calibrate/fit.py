@@ -101,7 +101,7 @@ PERCENTILES = ("p50", "p90", "p99")
 
 def _simulated(s: Scenario, obs: Observation, ios: int) -> dict[str, Any]:
     """The simulator's total latency (seconds, by key) at this run's jobs; {} when it cannot run."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from ..compile import compile_scenario
     from ..prediction import settle_mixes

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from msgspec.structs import replace
 from pydantic import BaseModel
 
 from ..errors import InputError, nearest

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar, Union
+
+import msgspec
 
 from ..errors import UnknownIdError
 from .cloud import CLOUD_NAMES
@@ -39,8 +39,7 @@ def _find(rows: Mapping[str, R], ident: str) -> R | None:
     return rows[folded[0]] if len(folded) == 1 else None
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(msgspec.Struct, frozen=True):
     """All catalog rows, immutable. Build one with :func:`iolab.catalog.load_catalog`.
 
     The lookup methods accept an id exactly or in another case (``standard_ds13``) and
@@ -54,7 +53,7 @@ class Catalog:
     protocols: Mapping[str, Protocol]
     defaults: Defaults
     #: EBS volumes whose caps follow from their size (gp2, st1, sc1).
-    scaled: Mapping[str, ScaledDisk] = field(default_factory=lambda: MappingProxyType({}))
+    scaled: Mapping[str, ScaledDisk] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     #: (section, id, field) of every price that the user's own catalog files set: kept by
     #: :meth:`in_region` whatever the region.
     own_prices: frozenset[tuple[str, str, str]] = frozenset()
@@ -62,10 +61,10 @@ class Catalog:
     region: str | None = None
     #: How :meth:`in_region` set each price: ``(section, id, field)`` to ``priced``,
     #: ``missing`` (not published in this region), ``unpublished`` (in no region) or ``own``.
-    price_status: Mapping[tuple[str, str, str], str] = field(default_factory=lambda: MappingProxyType({}))
+    price_status: Mapping[tuple[str, str, str], str] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     #: Which rate each part of a bill uses (``{"vm": "reserved-3y", "disks": "payg", ...}``),
     #: set by :func:`iolab.plan.pricing.priced`; empty for list prices.
-    pricing: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    pricing: Mapping[str, Any] = msgspec.field(default_factory=lambda: MappingProxyType({}))
     #: The cloud whose rows alone this catalog holds (set by :meth:`of_cloud`), None for all.
     cloud: str | None = None
 
@@ -122,7 +121,7 @@ class Catalog:
         """This catalog with the VM sizes, disks and service levels of ``cloud`` alone
         (``azure``, ``gcp``, ``aws``); protocols and the defaults belong to every cloud."""
         kept = {name: of_cloud(getattr(self, name), cloud) for name in ("vms", "disks", "provisioned", "services", "scaled")}
-        return dataclasses.replace(self, **kept, cloud=cloud)
+        return msgspec.structs.replace(self, **kept, cloud=cloud)
 
     def clouds(self) -> list[str]:
         """The clouds that rows of this catalog belong to, in the order of :data:`CLOUD_NAMES`."""

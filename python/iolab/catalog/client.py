@@ -6,8 +6,7 @@ that service's published nconnect or multichannel results."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from pydantic import Field, PositiveInt
 
 from ..schema import PositiveOps, PositiveRate
@@ -43,8 +42,7 @@ class ClientFigures(Sourced):
     rss_cores: PositiveInt | None = None
 
 
-@dataclass(frozen=True)
-class ClientPath:
+class ClientPath(msgspec.Struct, frozen=True):
     """One client's figures for one share: each connection's cap (``connection_ops`` requests/s,
     ``connection_bytes`` bytes/s, 0 for none), all its connections' cap together (``client_ops``,
     ``client_bytes``, None for none), the cores the stack may use (``rss_cores``, None for all)

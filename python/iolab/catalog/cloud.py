@@ -13,11 +13,12 @@ A cloud is data: a new one is an entry of ``clouds.yaml`` and rows that name it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 from typing import Literal
+
+import msgspec
 
 from ..errors import InputError, RuleViolation, UnknownIdError, nearest
 
@@ -31,8 +32,7 @@ DEFAULT_CLOUD = "azure"
 """The cloud of a row that does not name one, and of a plan whose parts name none."""
 
 
-@dataclass(frozen=True)
-class Cloud:
+class Cloud(msgspec.Struct, frozen=True):
     """One cloud: its ``name`` (``gcp``), ``title`` (``Google Cloud``), ``regions``, the
     region used when none is given (``default_region``) and what it calls a VM's kind
     (``vm_noun``: ``machine type``)."""
@@ -48,8 +48,7 @@ class Cloud:
         return f"{self.title} ({self.name})"
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(msgspec.Struct, frozen=True):
     """One part of a scenario or requirements file that belongs to a cloud: where the file
     names it (``clients.vm``), its catalog id (``n2-standard-32``), what it is (``VM size``,
     which messages say in its cloud's words: ``machine type``) and its cloud."""

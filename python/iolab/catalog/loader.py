@@ -24,13 +24,13 @@ import copy
 import pickle
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
 import pydantic
 
 from ..errors import InputError, SchemaError, nearest
@@ -49,18 +49,17 @@ _PROVISIONED_TIERS = ("premium-v2", "ultra", "pd-standard", "pd-balanced", "pd-s
 _META = ("source", "assumptions", "notes")
 
 
-@dataclass
-class _Draft:
+class _Draft(msgspec.Struct):
     """Raw rows as merged so far, and which file set each field of each row.
 
     ``origin[(section, id)]`` maps a field name to the file that set it last; key ``""``
     is the file that added the row and ``"*"`` the last file that touched it.
     """
 
-    rows: dict[str, dict[str, dict[str, Any]]] = field(default_factory=lambda: {s: {} for s in SECTIONS})
-    defaults: dict[str, Any] = field(default_factory=dict)
-    origin: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
-    written_as: dict[tuple[str, str], str] = field(default_factory=dict)  # "disks" for provisioned rows given there
+    rows: dict[str, dict[str, dict[str, Any]]] = msgspec.field(default_factory=lambda: {s: {} for s in SECTIONS})
+    defaults: dict[str, Any] = msgspec.field(default_factory=dict)
+    origin: dict[tuple[str, str], dict[str, str]] = msgspec.field(default_factory=dict)
+    written_as: dict[tuple[str, str], str] = msgspec.field(default_factory=dict)  # "disks" for provisioned rows given there
 
 
 def load_catalog(files: Sequence[str | Path] = ()) -> Catalog:

@@ -20,7 +20,6 @@ catalog file sets is kept as it is.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import functools
 import io
 from collections.abc import Mapping
@@ -28,6 +27,8 @@ from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+import msgspec
 
 from .cloud import region_cloud
 from .row import HOURS_PER_MONTH, PRICE_FIELDS
@@ -64,8 +65,7 @@ class Price(NamedTuple):
     region: str
 
 
-@dataclasses.dataclass(frozen=True)
-class PriceTable:
+class PriceTable(msgspec.Struct, frozen=True, dict=True):  # a __dict__ for the cached properties
     """The bundled price table: regions, rows by (section, id, field), and the sources."""
 
     regions: tuple[str, ...]
@@ -230,7 +230,7 @@ def in_region(catalog: "Catalog", region: str) -> "Catalog":
     sections = {section: LazyRows(functools.partial(_priced, table, name, catalog, section, status),
                                   clouds_of(getattr(catalog, section)))
                 for section in PRICE_FIELDS}
-    return dataclasses.replace(catalog, **sections, region=name, price_status=_Statuses(status, sections))
+    return msgspec.structs.replace(catalog, **sections, region=name, price_status=_Statuses(status, sections))
 
 
 def _priced(table: PriceTable, region: str, catalog: "Catalog", section: str,

@@ -3,12 +3,12 @@ catalog command runs, so that starting iolab does not load the catalog."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from msgspec.structs import replace
 from rich import box
 from rich.table import Table
 
@@ -495,7 +495,7 @@ def matching(cats: list[Catalog], patterns: list[str], sections: list[str]) -> l
             hint = nearest(p.replace("*", "").replace("?", ""), every)
             raise InputError(f"no {' or '.join(sections)} row matches {p!r}" + (f"; nearest: {', '.join(hint)}" if hint
                                                                                  else ""), field="--match")
-    return [dataclasses.replace(cat, **{n: kept(getattr(cat, n)) for n in names}) for cat in cats]
+    return [replace(cat, **{n: kept(getattr(cat, n)) for n in names}) for cat in cats]
 
 
 def priced_entry(files: Optional[list[Path]], ident: str, region: str | None) -> tuple[Sourced, Catalog]:

@@ -74,7 +74,7 @@ class _Refused(Exception):
 
 if RuntimeParam is not None:
 
-    @dataclass(frozen=True)
+    @dataclass(frozen=True)  # a dataclass: it extends Typer's RuntimeParam, itself one
     class _Direct(RuntimeParam):  # type: ignore[misc,valid-type]
         shape: str
         leaf: str

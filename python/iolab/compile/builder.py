@@ -3,7 +3,7 @@ and the unloaded-latency rule (docs/model.md)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from ..fio import FioJob
 from ..network import (Cache, Cap, Class, Delay, Fork, Hold, Job, Network, Resource, SlotLimit,

@@ -31,7 +31,8 @@ IOs carries the merged IO; the others only see the volume's latency).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+import msgspec
 
 from ..catalog import DiskSku, ProvisionedDisk, ScaledDisk
 from ..errors import RuleViolation
@@ -47,8 +48,7 @@ EBS_TIERS = frozenset({"gp2", "gp3", "io1", "io2", "st1", "sc1"})
 SEQUENTIAL = frozenset({"read", "write", "rw"})
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(msgspec.Struct, frozen=True):
     label: str
     sku: str
     cap: Cap

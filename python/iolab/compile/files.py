@@ -11,7 +11,8 @@ one cap of ``n`` × the per-file limit, which is how they are compiled.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from ..catalog import ServiceLevel
 from ..fio import FioJob
@@ -21,8 +22,7 @@ from ..units import format_rate
 __all__ = ["FileGroup", "file_groups", "file_cap", "file_limit_text", "file_label"]
 
 
-@dataclass(frozen=True)
-class FileGroup:
+class FileGroup(msgspec.Struct, frozen=True):
     """``files`` files that the jobs at ``jobs`` (their indexes) spread their IOs over evenly;
     ``name``: the files' ``filename`` (None: the files fio names after the job)."""
 

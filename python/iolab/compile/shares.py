@@ -25,7 +25,8 @@ NFSv3, NFSv4.1 or SMB 3.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import msgspec
+from msgspec.structs import replace
 
 from ..network import Burst, Cap, Class, Delay, Fork, Hold, Load, LoadLaw, Step, Visit
 from ..catalog import Protocol
@@ -42,8 +43,7 @@ CREDIT_SECONDS = 3600.0  # Azure Files: credits = (burst - baseline) × 3600
 LOAD_WINDOW = 0.01  # seconds over which the simulator measures the quota's recent utilization
 
 
-@dataclass(frozen=True)
-class Service:
+class Service(msgspec.Struct, frozen=True):
     cap: str
     delay: str
     latency: float

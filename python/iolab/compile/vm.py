@@ -5,7 +5,7 @@ from file shares), and its cores (``cpus``: ``clients.cpus``, else the VM's vCPU
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from ..catalog import Vm
 from ..network import Burst, Cap
@@ -20,8 +20,7 @@ BURST_SECONDS = 1800.0  # VM-level credit bursting lasts 30 minutes from a full 
 RECEIVE_PER_EGRESS = 2.5
 
 
-@dataclass(frozen=True)
-class ClientVm:
+class ClientVm(msgspec.Struct, frozen=True):
     """Resource ids of one client's VM caps (None where the VM has no such cap)."""
 
     name: str | None
@@ -34,7 +33,7 @@ class ClientVm:
     prefix: str = ""
     #: The machine's own caps over its disks of one type (Compute Engine), by tier: the cap
     #: ids that reads and that writes visit (one cap when the limits of both are the same).
-    tier_caps: dict[str, tuple[str, str]] = field(default_factory=dict)
+    tier_caps: dict[str, tuple[str, str]] = msgspec.field(default_factory=dict)
 
     def disk_cap(self, tier: str, direction: str) -> str | None:
         """The cap an IO to a disk of ``tier`` visits at the VM: the machine's own cap for the

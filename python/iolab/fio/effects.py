@@ -9,7 +9,7 @@ job sets to a value that has an effect, with what it does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from .job import FioJob
 
@@ -27,8 +27,7 @@ PACE = {
 }
 
 
-@dataclass(frozen=True)
-class Effect:
+class Effect(msgspec.Struct, frozen=True):
     """One unmodelled option of a job that changes its IO: the option, its value as written
     (``write:112k`` for an offset modifier of ``rw``) and what it does."""
 

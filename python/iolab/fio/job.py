@@ -4,11 +4,12 @@ command line's ``--name`` group, with units already resolved (bytes, seconds, IO
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
+
+import msgspec
+from msgspec.structs import force_setattr, replace
 
 from ..errors import SchemaError, UnitError, nearest
 from .options import (
@@ -53,8 +54,7 @@ LIMITS: dict[str, int | float] = {
 WRITE_MODES = frozenset({"write", "randwrite", "rw", "randrw", "trimwrite", "randtrimwrite"})
 
 
-@dataclass(frozen=True)
-class FioJob:
+class FioJob(msgspec.Struct, frozen=True):
     """One fio job (before ``numjobs`` cloning) with fio's defaults.
 
     Units: ``bs``, ``bs_write``, ``size``, ``filesize`` in bytes; ``runtime``, ``ramp_time``
@@ -104,7 +104,7 @@ class FioJob:
     filename: str | None = None
     stonewall: bool = False
     group_reporting: bool = False
-    options: Mapping[str, str] = field(default_factory=dict, hash=False)
+    options: Mapping[str, str] = msgspec.field(default_factory=dict)  # not hashed (see __hash__)
     ignored: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -116,7 +116,7 @@ class FioJob:
         rw = RW_MODES.get(self.rw)
         if rw is None:
             raise bad("rw", f"unknown rw {self.rw!r}; expected one of {', '.join(sorted(set(RW_MODES.values())))}")
-        object.__setattr__(self, "rw", rw)
+        force_setattr(self, "rw", rw)
         for name in ("rwmixread", "bs", "bs_write", "iodepth", "numjobs", "size", "filesize", "nrfiles",
                      "thinktime_blocks", "io_size", "number_ios", "loops"):
             value = getattr(self, name)
@@ -148,15 +148,18 @@ class FioJob:
         if share is None and self.rate_iops is not None and self.rw in ("rw", "randrw") \
                 and 0 < self.rwmixread < 100:
             share = self.rwmixread / 100.0  # a mixed job's whole cap, split as rwmixread splits it
-            object.__setattr__(self, "rate_read_share", share)
+            force_setattr(self, "rate_read_share", share)
         if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float))
                                   or not 0.0 <= share <= 1.0):
             raise bad("rate_read_share", f"rate_read_share must be a number 0..1, got {share!r}")
         if self.rate_process not in ("linear", "poisson"):
             raise bad("rate_process", f"rate_process must be linear or poisson, got {self.rate_process!r}")
         options = {canonical(str(k)): str(v) for k, v in self.options.items()}
-        object.__setattr__(self, "options", MappingProxyType(options))
-        object.__setattr__(self, "ignored", tuple(self.ignored))
+        force_setattr(self, "options", MappingProxyType(options))
+        force_setattr(self, "ignored", tuple(self.ignored))
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in _HASHED))
 
     @property
     def storage_io(self) -> bool:
@@ -234,7 +237,11 @@ class FioJob:
 
     def replace(self, **changes: object) -> "FioJob":
         """A copy with some fields changed (validated again)."""
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
+
+
+#: the fields a job's hash covers: all but ``options`` (a mapping, so unhashable)
+_HASHED = tuple(name for name in FioJob.__struct_fields__ if name != "options")
 
 
 Origin = Callable[[str], tuple[str, str]]

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from ..errors import SchemaError, UnitError, nearest
 
@@ -57,8 +58,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(msgspec.Struct, frozen=True):
     """One job option iolab models: fio's name, the value type, and what it means to iolab.
 
     ``kind`` is one of ``str``, ``int`` (fio integer with size suffixes), ``size`` (bytes),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import msgspec
+from msgspec.structs import replace
 
 from ..scenario import Clients, DiskGroup, DiskVolume, Scenario, ShareVolume, check_rules
 from .labels import config_label, disk_label, share_label
@@ -14,8 +15,7 @@ VOLUME = "data"
 """The name of the planned volume in a candidate's scenario."""
 
 
-@dataclass(frozen=True)
-class DiskChoice:
+class DiskChoice(msgspec.Struct, frozen=True):
     """``count`` disks of ``sku`` with host caching ``caching``; for Premium SSD v2 and Ultra
     also the provisioned ``size`` (bytes), ``iops`` (ops/s) and ``bandwidth`` (bytes/s);
     ``performance_plus`` when the disks are created with it (the SKU's expanded limits).
@@ -50,8 +50,7 @@ class DiskChoice:
                          iops=iops, bandwidth=bandwidth, performance_plus=self.performance_plus)
 
 
-@dataclass(frozen=True)
-class ShareChoice:
+class ShareChoice(msgspec.Struct, frozen=True):
     """A share: ``size`` (bytes) of ``service``/``level``; ``throughput`` (bytes/s) is what
     the volume gets (its auto-QoS throughput, or the manual-QoS value when ``manual``);
     ``pool`` (bytes) is the capacity pool it is billed by, where the service has pools."""
@@ -81,8 +80,7 @@ class ShareChoice:
         return share_label(self.to_json())
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """One configuration: a client VM size (or a generic client), and disks or a share."""
 
     vm: str | None

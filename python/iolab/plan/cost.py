@@ -19,8 +19,8 @@ candidate is reported but ranked after priced ones.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..catalog import Catalog, DiskSku, ProvisionedDisk, ScaledDisk, ServiceLevel, Vm
@@ -207,8 +207,7 @@ def price_entry(catalog, ident: str) -> str:
     return f"{section}: {{{ident}: {{{', '.join(f'{f}: ...' for f in fields)}}}}}"
 
 
-@dataclass(frozen=True)
-class Bill:
+class Bill(msgspec.Struct, frozen=True):
     """A configuration's monthly cost by part: the client VMs, the disks (fixed-size disks,
     and the capacity of Premium SSD v2 and Ultra), the shares (their billed capacity or
     pool), and what is provisioned on top (IOPS and throughput of Premium SSD v2 and Ultra,

@@ -22,9 +22,9 @@ A test checks these figures against the compiled network of sampled configuratio
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
+import msgspec
 import numpy as np
 
 from ..analytic import residence
@@ -44,8 +44,7 @@ IO_UNIT = 256 * 1024
 PREMIUM_TIERS = ("premium", "premium-v2", "ultra")
 
 
-@dataclass
-class Streams:
+class Streams(msgspec.Struct):
     """The workload's streams as arrays: ``share`` of all IOs, index into ``sizes`` (the
     distinct IO sizes), job index, and whether each is a read."""
 
@@ -64,8 +63,7 @@ class Streams:
                    np.array([s.direction == "read" for s in wl.streams]))
 
 
-@dataclass
-class Clients:
+class Clients(msgspec.Struct):
     """The selected VM sizes as arrays: monthly price of all clients (NaN when unpriced),
     per-IO demand at the uncached and cached caps for each distinct IO size (0 where the
     VM has no such cap), host cache size (0: none), premium support, data-disk maximum."""
@@ -232,8 +230,7 @@ def eligible(clients: Clients, sku: DiskSku | ProvisionedDisk, caching: str) -> 
     return ok
 
 
-@dataclass
-class Rows:
+class Rows(msgspec.Struct):
     """Stacked configurations: for each row its family (index into ``sku``/``caching``,
     one family per SKU and caching mode), SKU (index into the SKU list), VM (index into
     the clients) and disk count. Rows come family by family, VM by VM, count by count."""

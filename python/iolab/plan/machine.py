@@ -21,9 +21,9 @@ margin is the strictest of the workloads' ``max_utilization``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from functools import cached_property
 
+import msgspec
 import numpy as np
 
 from ..analytic import residence, stretch, stretched
@@ -66,8 +66,7 @@ def kind_words(kind: str, cloud: str | None) -> str:
     return words(kind, cloud)
 
 
-@dataclass
-class _Part:
+class _Part(msgspec.Struct, dict=True):  # a __dict__ for the cached properties
     """One workload's rows on every VM, flattened."""
 
     req: Requirements
@@ -110,8 +109,7 @@ class _Part:
         return np.unique(self.base, return_inverse=True)[1].ravel()
 
 
-@dataclass(frozen=True)
-class WorkloadFigures:
+class WorkloadFigures(msgspec.Struct, frozen=True):
     """One workload of a candidate at its required load: latency (mean, seconds), and its
     simulated percentiles when bounded."""
 
@@ -129,8 +127,7 @@ class WorkloadFigures:
         return doc
 
 
-@dataclass(frozen=True)
-class MachineCandidate(Candidate):
+class MachineCandidate(Candidate, frozen=True):
     """A candidate machine, with each workload's figures."""
 
     workloads: tuple[WorkloadFigures, ...] = ()
@@ -141,8 +138,7 @@ class MachineCandidate(Candidate):
         return doc
 
 
-@dataclass(frozen=True)
-class MachinePlan:
+class MachinePlan(msgspec.Struct, frozen=True):
     """The answer for several workloads on one machine: as a :class:`~iolab.plan.Plan`,
     ``rejected`` (cheaper VMs that fail, cheapest first), ``nearest`` (when nothing is
     feasible), ``near_misses`` (closest first), ``best_by_kind`` (the one kind searched,
@@ -157,7 +153,7 @@ class MachinePlan:
     rejected: tuple[Miss, ...]
     nearest: tuple[Miss, ...] = ()
     checked: int = 0
-    excluded: tuple[str, ...] = field(default=())
+    excluded: tuple[str, ...] = ()
     near_misses: tuple[Miss, ...] = ()
     best_by_kind: tuple[KindBest, ...] = ()
     unpriced: tuple[Unpriced, ...] = ()

@@ -20,7 +20,8 @@ which rule stops them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+import msgspec
 
 from ..catalog import ServiceLevel
 from ..errors import RuleViolation, SchemaError, UnknownIdError
@@ -32,8 +33,7 @@ from .requirements import PoolRequest, Requirements
 __all__ = ["PoolVolumePlan", "PoolPlan", "PoolMiss", "plan_pools"]
 
 
-@dataclass(frozen=True)
-class PoolVolumePlan:
+class PoolVolumePlan(msgspec.Struct, frozen=True):
     """One volume in the pool: its size (bytes), allocated throughput (bytes/s), large or not."""
 
     name: str
@@ -48,8 +48,7 @@ class PoolVolumePlan:
         return doc
 
 
-@dataclass(frozen=True)
-class PoolPlan:
+class PoolPlan(msgspec.Struct, frozen=True):
     """A pool of ``pool`` bytes of ``level`` whose ``budget`` (bytes/s) covers its volumes."""
 
     level: ServiceLevel
@@ -81,8 +80,7 @@ class PoolPlan:
         }
 
 
-@dataclass(frozen=True)
-class PoolMiss:
+class PoolMiss(msgspec.Struct, frozen=True):
     """A level whose pool cannot hold the volumes, the rule that stops it and how far they
     are from it (``shortfall``: what they ask over the rule's limit, a ratio over 1; inf
     when the level has no figure to compare with)."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..analytic import SERVICE_CV2, OpenSolution, ResourceLoad, chains, solve_open, stretch
@@ -26,8 +26,7 @@ from .workload import Workload
 __all__ = ["LoadPrediction", "predict_at_load", "slot_loads"]
 
 
-@dataclass(frozen=True)
-class LoadPrediction:
+class LoadPrediction(msgspec.Struct, frozen=True):
     """A configuration at the required rate: utilizations, latency, concurrency."""
 
     config: Config

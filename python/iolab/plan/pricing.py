@@ -9,9 +9,10 @@ discount of each part. The catalog's ``pricing`` then says which rate each part 
 
 from __future__ import annotations
 
-import dataclasses
 from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from ..catalog import Catalog
 from ..catalog.row import HOURS_PER_MONTH
@@ -61,7 +62,7 @@ def priced(catalog: Catalog, pricing: "Pricing", licensed_cores: float = 0.0) ->
         used["hybrid_benefit"] = True
     if licensed_cores:
         used["licensed_cores"] = licensed_cores
-    return dataclasses.replace(catalog, vms=MappingProxyType(vms), disks=MappingProxyType(disks),
-                               provisioned=MappingProxyType(provisioned), scaled=MappingProxyType(scaled),
-                               services=MappingProxyType(services),
-                               pricing=MappingProxyType(used))
+    return replace(catalog, vms=MappingProxyType(vms), disks=MappingProxyType(disks),
+                   provisioned=MappingProxyType(provisioned), scaled=MappingProxyType(scaled),
+                   services=MappingProxyType(services),
+                   pricing=MappingProxyType(used))

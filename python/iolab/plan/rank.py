@@ -18,8 +18,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..units import format_duration, format_ops, format_percent, format_size
@@ -35,8 +35,7 @@ from .workload import Workload
 __all__ = ["Candidate", "Miss", "Plan", "KindBest", "Unpriced", "rank"]
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(msgspec.Struct, frozen=True):
     """A feasible configuration, its monthly cost (None: unpriced) and its prediction at the load."""
 
     rank: int | None
@@ -71,8 +70,7 @@ class Candidate:
         return doc
 
 
-@dataclass(frozen=True)
-class Miss:
+class Miss(msgspec.Struct, frozen=True):
     """Another configuration and why it is not among the candidates: what it lacks and the
     catalog rules behind that (when it fails), or ``why`` (when it is feasible but costs
     more). ``shortfall``: the highest utilization or the latency over its bound, whichever
@@ -122,8 +120,7 @@ class Miss:
         return f"{self.config.describe()} ({cost}): {'; '.join(self.lacks)}{facts}"
 
 
-@dataclass(frozen=True)
-class KindBest:
+class KindBest(msgspec.Struct, frozen=True):
     """The best candidate of one kind searched: ``disks``, or a share ``service``."""
 
     kind: str
@@ -134,8 +131,7 @@ class KindBest:
         return {"kind": self.kind, "service": self.service, "candidate": self.candidate.to_json()}
 
 
-@dataclass(frozen=True)
-class Unpriced:
+class Unpriced(msgspec.Struct, frozen=True):
     """A feasible configuration ranked after every priced one because the catalog has no
     price for some of its parts (``missing``: their ids; ``supply``: a catalog entry that
     would price each)."""
@@ -149,8 +145,7 @@ class Unpriced:
         return {"config": self.config.to_json(), "missing": list(self.missing), "supply": list(self.supply)}
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """The answer to a requirements file: ranked candidates and why the others lost.
 
     ``rejected``: cheaper configurations that fail (the best attempt per VM size, or per
@@ -198,8 +193,7 @@ class Plan:
         return with_vm_facts(doc, self.requirements.catalog)
 
 
-@dataclass
-class _Rows:
+class _Rows(msgspec.Struct):
     """Every evaluated row of every batch, as flat arrays (batch after batch)."""
 
     batches: list[Batch]

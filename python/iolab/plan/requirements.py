@@ -29,11 +29,12 @@ from __future__ import annotations
 import re
 
 import math
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import msgspec
 from annotated_types import Gt, Le
+from msgspec.structs import replace
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from ..catalog import Catalog, load_catalog
@@ -336,8 +337,7 @@ class PoolRequest(FrozenModel):
         return self
 
 
-@dataclass(frozen=True)
-class Requirements:
+class Requirements(msgspec.Struct, frozen=True):
     """A validated requirements file with its catalog.
 
     ``jobs`` carry the workload's shape (their ``size`` set from ``require.capacity`` when

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+import msgspec
+from msgspec.structs import replace
 
 if TYPE_CHECKING:  # the search and the model load only when a plan needs them (a pool plan never does)
     from ..catalog import DiskSku, ProvisionedDisk
@@ -19,8 +21,7 @@ if TYPE_CHECKING:  # the search and the model load only when a plan needs them (
 __all__ = ["plan", "PoolResult"]
 
 
-@dataclass(frozen=True)
-class PoolResult:
+class PoolResult(msgspec.Struct, frozen=True):
     """The answer to a pool plan: pools by level, cheapest first, and the levels that cannot hold the volumes."""
 
     requirements: Requirements

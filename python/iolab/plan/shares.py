@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..analytic import residence
@@ -50,8 +50,7 @@ __all__ = ["search_shares", "PROTOCOLS"]
 PROTOCOLS = ("nfs3", "nfs4.1", "smb3")
 
 
-@dataclass
-class _Knob:
+class _Knob(msgspec.Struct):
     """The one value solved per row: a size in GiB (auto QoS) or a throughput in MiB/s (manual)."""
 
     lo: int

@@ -10,8 +10,8 @@ Resource kinds are docs/model.md's, plus ``capacity`` (required over usable byte
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
 
+import msgspec
 import numpy as np
 
 from .config import Config
@@ -22,8 +22,7 @@ TOLERANCE = 1e-9
 """A utilization up to its limit × (1 + TOLERANCE) counts as within it."""
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(msgspec.Struct, frozen=True):
     """What a feasible row must keep: every resource at most ``max_utilization`` busy
     (``capacity``, the space used, at most 1) and, with a bound, the mean ``latency``."""
 
@@ -89,8 +88,7 @@ def words(kind: str, cloud: str | None = None) -> str:
     return WORDS.get(kind, kind)
 
 
-@dataclass(frozen=True)
-class Labels:
+class Labels(msgspec.Struct, frozen=True):
     """A name for each row, stored as ``names[index[i]]``: the rows of a stacked batch
     carry small integers, not one string each."""
 
@@ -121,8 +119,7 @@ class Labels:
         return [name for name, here in zip(self.names, present.tolist()) if here]
 
 
-@dataclass
-class Batch:
+class Batch(msgspec.Struct):
     """Rows of one family (say, every VM × count for one disk SKU and caching mode).
 
     ``group[i]`` names the row's group for explanations (a VM size, a service level; given
@@ -142,9 +139,9 @@ class Batch:
     util: dict[str, np.ndarray]
     group: Labels
     config: Callable[[int], Config]
-    facts: Callable[[int], list[tuple[str, str]]] = field(default=lambda i: [])
-    variant: Callable[[int], Hashable] = field(default=lambda i: i)
-    vm_path: dict[str, np.ndarray] = field(default_factory=dict)
+    facts: Callable[[int], list[tuple[str, str]]] = msgspec.field(default=lambda i: [])
+    variant: Callable[[int], Hashable] = msgspec.field(default=lambda i: i)
+    vm_path: dict[str, np.ndarray] = msgspec.field(default_factory=dict)
     """Disk rows: per kind of VM cap (``vm``, ``vm-cache``), the demand per IO on the
     response path, for sharing a VM between workloads."""
     count: np.ndarray | None = None

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-
 from typing import TYPE_CHECKING
+
+import msgspec
+from msgspec.structs import replace
 
 if TYPE_CHECKING:  # the simulator and the network load only when a plan simulates
     from ..network import Network
@@ -38,8 +39,7 @@ REPLICATIONS = 5
 """Replications per candidate by default: enough for Student's t interval."""
 
 
-@dataclass(frozen=True)
-class TailOptions:
+class TailOptions(msgspec.Struct, frozen=True):
     """How the percentile check runs: the ``top`` cheapest candidates that pass on means,
     ``ios`` measured IOs per replication (None: :func:`ios_for` the bounds),
     ``replications``, ``seed``; ``progress(done, total, fraction)`` is told as it goes."""
@@ -78,8 +78,7 @@ def open_network(network: Network, rates: Mapping[str, float]) -> Network:
     return replace(network, jobs=jobs, resources=resources, caches=caches)
 
 
-@dataclass(frozen=True)
-class TailCheck:
+class TailCheck(msgspec.Struct, frozen=True):
     """One candidate's simulated latency: per percentile key the pooled estimate and its
     95 % interval (None with one replication), the mean, and which bounds it meets."""
 

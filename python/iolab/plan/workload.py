@@ -9,8 +9,9 @@ does) and within a job by its read/write mix (:func:`iolab.compile.builder.direc
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 
+import msgspec
+from msgspec.structs import replace
 import numpy as np
 
 from ..compile.builder import directions, working_set
@@ -21,8 +22,7 @@ from .requirements import Requirements
 __all__ = ["Stream", "Workload"]
 
 
-@dataclass(frozen=True)
-class Stream:
+class Stream(msgspec.Struct, frozen=True):
     """One direction of one job: ``share`` of all IOs (job share × mix), ``bytes`` per IO."""
 
     job: int
@@ -31,8 +31,7 @@ class Stream:
     bytes: int
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(msgspec.Struct, frozen=True):
     """The jobs, their streams and the required total rate (ops/s across all clients).
 
     ``rate`` is the larger of ``require.iops`` and ``require.bandwidth`` over the mean IO

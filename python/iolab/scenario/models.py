@@ -6,9 +6,9 @@ keeps whenever its jobs change: no more IOs in flight than the model takes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Literal, Union
 
+import msgspec
 from pydantic import BeforeValidator, Field
 
 from ..catalog import Catalog
@@ -125,8 +125,7 @@ class DeviceVolume(_Model):
 Volume = Union[DiskVolume, ShareVolume, DeviceVolume]
 
 
-@dataclass(frozen=True)
-class ScenarioJob:
+class ScenarioJob(msgspec.Struct, frozen=True):
     """One job of the scenario: its fio description and the volume it targets."""
 
     name: str
@@ -135,8 +134,7 @@ class ScenarioJob:
     field: str          # where it came from, e.g. "jobs[0]"
 
 
-@dataclass(frozen=True)
-class Scenario:
+class Scenario(msgspec.Struct, frozen=True):
     """A validated scenario with its catalog (bundled data plus the user's files)."""
 
     file: str

@@ -9,9 +9,10 @@ explanations everywhere. ``PlanResult.to_json()`` is exactly ``iolab plan --json
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from ..errors import InputError
 
@@ -29,8 +30,7 @@ TAIL_OPTIONS = {"check_top": "--check-top", "sim_ios": "--sim-ios", "replication
 """The options that set how latency percentiles are checked by simulation, and their names."""
 
 
-@dataclass(frozen=True)
-class PlanOptions:
+class PlanOptions(msgspec.Struct, frozen=True):
     """How to plan. Each option left None was not given: its default applies, and an
     option given where it has no effect is refused (``top`` for a pool plan, the
     simulation's options for requirements that bound no percentile).
@@ -47,11 +47,10 @@ class PlanOptions:
     replications: int | None = None
     seed: int | None = None
     calibration: Path | None = None
-    progress: Callable[[int, int, float], None] | None = field(default=None, compare=False)
+    progress: Callable[[int, int, float], None] | None = None  # compared too: options are never compared
 
 
-@dataclass(frozen=True)
-class PlanResult:
+class PlanResult(msgspec.Struct, frozen=True):
     """A plan and what it was made from: ``file`` (as given, or the display name),
     ``requirements`` (in the region planned), ``plan`` (:class:`~iolab.plan.Plan`,
     :class:`~iolab.plan.machine.MachinePlan` or :class:`~iolab.plan.PoolResult`) and the

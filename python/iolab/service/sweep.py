@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 if TYPE_CHECKING:
     from ..scenario import Scenario
