@@ -24,7 +24,6 @@ path (``search.caching[1]``, ``require.latency``); unknown fields name the neare
 one; catalog ids that do not exist list the nearest known ids.
 """
 
-from __future__ import annotations
 
 import re
 

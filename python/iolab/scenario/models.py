@@ -4,7 +4,6 @@ rates, durations parsed in the units docs/scenario.md gives) and the one invaria
 keeps whenever its jobs change: no more IOs in flight than the model takes.
 """
 
-from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 
