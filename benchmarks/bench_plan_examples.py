@@ -19,7 +19,11 @@ the median, over those examples, of the base's time here over that reference; ea
 scaled by it (the time it would take there), and meets the target when that is within
 0.7 s. Both the figure here and the scaled one are printed.
 
-Run: ``python benchmarks/bench_plan_examples.py [--base REF] [--runs N] [--only NAME]``."""
+``--instructions`` counts each command's instructions instead (Valgrind's callgrind, one run
+after the warm-up, ``PYTHONHASHSEED=0``): a deterministic figure for comparing two versions
+on a shared machine, where CPU time of single processes varies by ±20 %. It judges no target.
+
+Run: ``python benchmarks/bench_plan_examples.py [--base REF] [--runs N] [--only NAME] [--instructions]``."""
 
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -82,15 +87,31 @@ def answer(cmd: list[str], env: dict[str, str]) -> tuple:
     return first.get("monthly_cost"), json.dumps(first.get("config"), sort_keys=True)
 
 
+def instructions(cmd: list[str], env: dict[str, str], runs: int) -> float:
+    """Millions of instructions `cmd` executes (Valgrind's callgrind), after one warm-up run."""
+    subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out", *cmd], cwd=ROOT,
+                              env={**env, "PYTHONHASHSEED": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, check=True)
+    counted = re.search(r"Collected : (\d+)", done.stderr)
+    if counted is None:
+        raise SystemExit(f"valgrind counted nothing: {done.stderr[-500:]}")
+    return int(counted.group(1)) / 1e6
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default=DEFAULT_BASE, help="git ref of the code to compare against ('' for none)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", action="append", default=[], help="only this example (repeatable)")
+    ap.add_argument("--instructions", action="store_true", help="count instructions (Valgrind) instead of CPU time")
     args = ap.parse_args(argv)
+    measure = instructions if args.instructions else cpu_seconds
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"load {load:.1f}; CPU seconds, least of {args.runs} runs; target {TARGET} s per example")
+          f"load {load:.1f}; " + ("millions of instructions" if args.instructions else
+                                   f"CPU seconds, least of {args.runs} runs; target {TARGET} s per example"))
     py = sys.executable
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -104,16 +125,18 @@ def main(argv: list[str]) -> int:
                 continue
             for region in regions(path):
                 cmd = [py, "-m", "iolab", "plan", str(path.relative_to(ROOT)), "--region", region]
-                now = cpu_seconds(cmd, env, args.runs)
+                now = measure(cmd, env, args.runs)
                 before, same = float("nan"), None
                 if base_env is not None:
                     try:
-                        before = cpu_seconds(cmd, base_env, args.runs)
+                        before = measure(cmd, base_env, args.runs)
                         same = answer(cmd, env) == answer(cmd, base_env)
                     except subprocess.CalledProcessError:  # an example newer than the base
                         pass
                 rows.append((path.name, region, now, before))
                 print(f"{path.name:42} {region:11} {now:7.3f} {before:7.3f} {before / now:6.2f}  {same}", flush=True)
+    if args.instructions:
+        return 0
     factors = sorted(before / REFERENCE[name] for name, _, _, before in rows if before == before and name in REFERENCE)
     factor = factors[len(factors) // 2] if factors else 1.0
     if factors:
