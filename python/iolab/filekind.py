@@ -62,7 +62,7 @@ def kind_of_data(data: Any) -> str | None:
 def sniff(path: str | Path) -> str | None:
     """The kind of the file at `path` judged from its text, or None (unreadable, or unknown)."""
     from .errors import InputError
-    from .inputs import check_yaml, read_bytes
+    from .inputs import SAFE_LOADER, check_yaml, read_bytes
 
     try:  # the guarded reader: a regular file of bounded size (never /dev/zero or a FIFO)
         raw = read_bytes(path)[:256 * 1024]
@@ -86,7 +86,7 @@ def sniff(path: str | Path) -> str | None:
 
     try:
         check_yaml(text)  # depth, aliases, long integers: the loader names the fault
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - safe loaders
+        data = yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
     except (InputError, yaml.YAMLError, RecursionError, ValueError):
         return None
     return kind_of_data(data)

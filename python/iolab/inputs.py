@@ -23,7 +23,7 @@ import yaml
 from .errors import InputError
 
 __all__ = ["MAX_FILE_BYTES", "MAX_PATH_CHARS", "MAX_DEPTH", "MAX_NODES", "MAX_INT_DIGITS",
-           "read_bytes", "read_text", "check_yaml"]
+           "SAFE_LOADER", "read_bytes", "read_text", "check_yaml"]
 
 #: the largest input file iolab reads (bytes).
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -84,7 +84,8 @@ def read_text(path: str | os.PathLike[str], *, what: str = "file", limit: int = 
 
 
 _INT = re.compile(r"^[-+]?(0[xob])?[0-9a-fA-F_]+$")
-_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: the safe YAML loader every read uses: libyaml's parser where PyYAML has it
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def check_yaml(text: str, *, file: str | None = None) -> None:
@@ -101,7 +102,7 @@ def check_yaml(text: str, *, file: str | None = None) -> None:
             frame[1] += n
 
     try:
-        for event in yaml.parse(text, Loader=_Parser):
+        for event in yaml.parse(text, Loader=SAFE_LOADER):
             line = (event.start_mark.line + 1) if event.start_mark else 0
             if isinstance(event, yaml.CollectionStartEvent):
                 add(1)

@@ -46,7 +46,7 @@ from annotated_types import Ge, Gt, Le
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
 
 from .errors import InputError, SchemaError, nearest
-from .inputs import check_yaml, read_bytes
+from .inputs import SAFE_LOADER, check_yaml, read_bytes
 from .units import parse_duration, parse_ops_rate, parse_rate, parse_size
 
 __all__ = [
@@ -211,7 +211,7 @@ def unit_of(model_cls: type[BaseModel], field: str) -> str | None:
 # --------------------------------------------------------------------------- YAML
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _Loader(SAFE_LOADER):  # type: ignore[misc,valid-type]
     """Safe YAML loader that refuses a key given twice in one mapping."""
 
 

@@ -507,7 +507,7 @@ def _combined(parts: list[_Part], grid: np.ndarray, vm_limit: float, max_disks: 
     latencies = []
     for w, p in enumerate(parts):
         rows = grid[w]
-        lat = p.base[rows].copy()
+        lat = p.base[rows]
         for k in u:
             lat = lat + stretched(p.path[k][rows], waits[k])
         latencies.append(lat)

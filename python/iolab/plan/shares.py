@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cached_property
 
 import msgspec
 import numpy as np
@@ -209,7 +210,6 @@ class _Family:
         self.slots = proto.slots_per_connection if proto_id == "nfs3" else (
             proto.session_slots if proto_id == "nfs4.1" else None)
         self._service: dict[int, tuple[np.ndarray, float]] = {}
-        self._terms: dict[str, np.ndarray] | None = None
         self.limits = Limits.of(req)
 
     def volume(self) -> ShareVolume:
@@ -227,12 +227,11 @@ class _Family:
             self._service[x] = (d, self.wl.rate * float(self.q @ d))
         return self._service[x]
 
-    def _row_terms(self) -> dict[str, np.ndarray]:
+    @cached_property
+    def _terms(self) -> dict[str, np.ndarray]:
         """What does not depend on the share's size, for every row at once (computed once, then
         read by row): the client's, connections' and VM's demands and utilizations, their part
         of the unloaded-latency rule, their residence times, and the time outside the share."""
-        if self._terms is not None:
-            return self._terms
         lam = self.wl.per_client
         c = self.count[:, None]
         conn = Cap(self.client.connection_ops or None, self.client.connection_bytes)
@@ -263,22 +262,22 @@ class _Family:
         outside = (residence(d_net, u_net[:, None]) + residence(d_recv, u_recv[:, None])
                    + residence(d_cpu, u_cpu[:, None]) + residence(d_queue, u_queue[:, None])
                    + residence(d_all_cpu, u_all_cpu[:, None]) + residence(d_all[None, :], u_all[:, None]))
-        self._terms = {
+        u_file = self._file_utilization(lam)
+        return {
             "rule": self.latency - d_net - d_recv - d_cpu - d_queue - d_all_cpu - d_conn - d_all,
             "conn": residence(d_conn[None, :], u_one[:, None], turns=c),
             "write": residence(self.conn_write[None, :], u_w[:, None]),
             "back_end": residence(self.back_end[None, :], u_be),
-            "file": residence(self.file_demand[None, :], self._file_utilization(lam)[None, :]),
+            "file": residence(self.file_demand[None, :], u_file[None, :]), "u_file": np.array(u_file.max(initial=0.0)),
             "outside": outside,
             "connection": np.maximum(np.maximum(u_one, u_all), u_w),
             "network": u_net, "receive": u_recv, "cpu": np.maximum(u_cpu, np.maximum(u_queue, u_all_cpu)),
             "u_be": np.array(u_be)}
-        return self._terms
 
     def evaluate(self, rows: np.ndarray, x: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Each of ``rows``' utilizations (by kind) and latency at share size (or throughput) ``x``."""
         lam = self.wl.per_client
-        t = self._row_terms()
+        t = self._terms
         d_s, u_s = self.service(x)
         z = np.maximum(0.0, t["rule"][rows] - d_s - self.conn_write - self.back_end - self.file_demand)
         load = self.law.delay(u_s) if self.law is not None else 0.0
@@ -288,7 +287,7 @@ class _Family:
         util = {"service": np.full(len(rows), max(u_s, float(t["u_be"]))), "connection": t["connection"][rows],
                 "network": t["network"][rows], "receive": t["receive"][rows], "cpu": t["cpu"][rows]}
         if self.file_demand.any():
-            util["file"] = np.full(len(rows), self._file_utilization(lam).max())
+            util["file"] = np.full(len(rows), float(t["u_file"]))
         occupancy = lam * (self.q * inside).sum(axis=1)
         if self.proto.id == "nfs3" and self.slots:
             util["connection-slots"] = occupancy / self.count[rows] / self.slots
